@@ -1,0 +1,41 @@
+// swift-tools-version:6.0
+// ScratchCard: a scratch-to-reveal card for X11 desktops and kiosks.
+// The rooms below follow DESIGN.md: a pure-Swift core, thin C edges (Xlib, libpng),
+// and the executables that wire them together.
+import PackageDescription
+
+let package = Package(
+    name: "ScratchCard",
+    products: [
+        .executable(name: "scratchcard", targets: ["scratchcard"]),
+        .executable(name: "scratchbench", targets: ["scratchbench"]),
+    ],
+    targets: [
+        // C edges: system libraries found through pkg-config.
+        .systemLibrary(name: "CX11", pkgConfig: "x11 xext",
+                       providers: [.apt(["libx11-dev", "libxext-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng",
+                       providers: [.apt(["libpng-dev"])]),
+
+        // The engine: geometry, mask and brush, compositor, reveal meter, traces.
+        .target(name: "ScratchCore", linkerSettings: [.linkedLibrary("m")]),
+        // PNG in and out, image scaling.
+        .target(name: "ScratchImage", dependencies: ["CPNG", "ScratchCore"]),
+        // The display connection, window, framebuffers, input, DPI.
+        .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
+        // The built-in default card, found as a resource.
+        .target(name: "ScratchAssets", path: "Assets",
+                exclude: ["scratchcard.desktop"],
+                resources: [.copy("cover.png"), .copy("prize.png"), .copy("icon.png")]),
+
+        .executableTarget(name: "scratchcard",
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
+        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore"]),
+
+        .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
+        .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage"]),
+        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["ScratchImage", "ScratchCore"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,259 @@
+/// The scratch mask: one byte per pixel, 0 = covered, 255 = revealed. The brush joins it
+/// by max, so a stroke never covers anything again and scratching twice changes nothing.
+///
+/// It also is the reveal meter: it counts the pixels at or above 128 as the brush writes
+/// them, so the revealed fraction is exact at every moment and never needs a rescan.
+///
+///     var mask = Mask(size: PixelSize(width: 640, height: 480))
+///     let brush = try Brush(radius: 20)
+///     let dirty = mask.stroke(from: Point(x: 10, y: 10), to: Point(x: 200, y: 90), brush: brush)
+///     print(dirty, mask.revealedFraction)
+public struct Mask {
+    public let size: PixelSize
+    private var storage: MaskStorage
+
+    /// Pixels that are revealed from the start and do not count toward the fraction:
+    /// where the cover is fully transparent.
+    public let unscratchablePixels: Int
+
+    /// A mask with every pixel covered.
+    public init(size: PixelSize) {
+        precondition(size.width > 0 && size.height > 0, "a mask needs at least one pixel")
+        self.size = size
+        self.storage = MaskStorage(count: size.pixelCount)
+        self.unscratchablePixels = 0
+    }
+
+    /// A covered mask, revealed from the start where the cover's alpha is 0: there the
+    /// prize shows through, and those pixels do not count toward the revealed fraction.
+    public init(revealingTransparentPixelsOf cover: RGBAImage) {
+        self.init(size: cover.size, keeping: nil, cover: cover)
+    }
+
+    /// A mask for `cover`, carrying over the scratched state of `previous` scaled to the
+    /// cover's size (for a window that changed size).
+    public init(size: PixelSize, keeping previous: Mask?, cover: RGBAImage?) {
+        self.size = size
+        self.storage = previous.map { $0.storage.resampled(from: $0.size, to: size) } ?? MaskStorage(count: size.pixelCount)
+        var transparent = 0
+        if let cover {
+            precondition(cover.size == size, "the cover must be the mask's size")
+            let p = storage.bytes
+            cover.bytes.withUnsafeBufferPointer { rgba in
+                for i in 0..<size.pixelCount where rgba[i * 4 + 3] == 0 {
+                    p[i] = 255
+                    transparent += 1
+                }
+            }
+        }
+        self.unscratchablePixels = transparent
+        storage.recount()
+    }
+
+    /// The mask value of one pixel.
+    public subscript(x: Int, y: Int) -> UInt8 {
+        precondition(PixelRect(size: size).contains(x: x, y: y), "pixel (\(x), \(y)) is outside \(size)")
+        return storage.bytes[y * size.width + x]
+    }
+
+    /// How many pixels have a mask value of 128 or more, unscratchable ones included.
+    public var revealedPixels: Int { storage.revealed }
+
+    /// The exact fraction of the scratchable pixels whose mask value is 128 or more;
+    /// 1 when nothing is scratchable.
+    public var revealedFraction: Double {
+        let scratchable = size.pixelCount - unscratchablePixels
+        return scratchable == 0 ? 1 : Double(storage.revealed - unscratchablePixels) / Double(scratchable)
+    }
+
+    /// Strokes the capsule from `a` to `b` (a dot when they are equal) into the mask and
+    /// returns the rectangle of pixels whose value changed (`.empty` when none did).
+    /// Points anywhere are accepted: what falls outside the canvas is clipped; a stroke
+    /// with a coordinate that is not a number changes nothing.
+    @discardableResult
+    public mutating func stroke(from a: Point, to b: Point, brush: Brush) -> PixelRect {
+        guard !a.x.isNaN, !a.y.isNaN, !b.x.isNaN, !b.y.isNaN else { return .empty }
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage.stroke(from: a, to: b, radius: brush.radius, size: size)
+    }
+
+    /// Reveals every pixel; returns the rectangle that changed.
+    @discardableResult
+    public mutating func revealAll() -> PixelRect {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage.fill(255, size: size)
+    }
+
+    /// Calls `body` with the mask's bytes, row by row, `size.width` bytes per row.
+    public func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try body(UnsafeBufferPointer(storage.bytes))
+    }
+
+    /// Counts the revealed pixels from scratch: for tests of the incremental meter.
+    public func recountRevealedPixels() -> Int {
+        withUnsafeBytes { $0.reduce(0) { $0 + ($1 >= 128 ? 1 : 0) } }
+    }
+}
+
+/// The mask's bytes and its running count, behind the copy-on-write of `Mask`.
+final class MaskStorage {
+    let bytes: UnsafeMutableBufferPointer<UInt8>
+    var revealed = 0
+
+    init(count: Int) {
+        bytes = .allocate(capacity: count)
+        bytes.initialize(repeating: 0)
+    }
+
+    deinit { bytes.deallocate() }
+
+    func copy() -> MaskStorage {
+        let other = MaskStorage(count: bytes.count)
+        _ = other.bytes.update(fromContentsOf: bytes)
+        other.revealed = revealed
+        return other
+    }
+
+    func recount() {
+        revealed = bytes.reduce(0) { $0 + ($1 >= 128 ? 1 : 0) }
+    }
+
+    /// Bilinear resampling, for a canvas that changed size.
+    func resampled(from old: PixelSize, to new: PixelSize) -> MaskStorage {
+        let out = MaskStorage(count: new.pixelCount)
+        let sx = Double(old.width) / Double(new.width), sy = Double(old.height) / Double(new.height)
+        for y in 0..<new.height {
+            let fy = Swift.min(Swift.max((Double(y) + 0.5) * sy - 0.5, 0), Double(old.height - 1))
+            let y0 = Int(fy), y1 = Swift.min(y0 + 1, old.height - 1), wy = fy - Double(y0)
+            for x in 0..<new.width {
+                let fx = Swift.min(Swift.max((Double(x) + 0.5) * sx - 0.5, 0), Double(old.width - 1))
+                let x0 = Int(fx), x1 = Swift.min(x0 + 1, old.width - 1), wx = fx - Double(x0)
+                func at(_ i: Int, _ j: Int) -> Double { Double(bytes[j * old.width + i]) }
+                let top = at(x0, y0) * (1 - wx) + at(x1, y0) * wx
+                let bottom = at(x0, y1) * (1 - wx) + at(x1, y1) * wx
+                out.bytes[y * new.width + x] = UInt8(Swift.min(255, (top * (1 - wy) + bottom * wy + 0.5)))
+            }
+        }
+        out.recount()
+        return out
+    }
+
+    func fill(_ value: UInt8, size: PixelSize) -> PixelRect {
+        var changed = false
+        for i in bytes.indices where bytes[i] != value {
+            bytes[i] = value
+            changed = true
+        }
+        recount()
+        return changed ? PixelRect(size: size) : .empty
+    }
+
+    /// The brush, row by row: each row's span within reach of the segment is computed
+    /// directly; its inner part (coverage 1) is filled 8 bytes at a time, and only the
+    /// anti-aliased ends need a distance per pixel.
+    func stroke(from a: Point, to b: Point, radius r: Double, size: PixelSize) -> PixelRect {
+        let width = size.width, height = size.height
+        let outer = r + 0.5                 // coverage > 0 strictly inside this distance
+        let inner = r - 0.5                 // coverage is 1 within this distance
+        // Keep the arithmetic finite and in range, whatever came in.
+        let far = 1e12
+        func tame(_ p: Point) -> Point {
+            Point(x: Swift.min(Swift.max(p.x, -far), far), y: Swift.min(Swift.max(p.y, -far), far))
+        }
+        let margin = Swift.min(outer, 1e9) + 2
+        guard let (p, q) = clipSegment(tame(a), tame(b), minX: -margin, minY: -margin,
+                                       maxX: Double(width) + margin, maxY: Double(height) + margin)
+        else { return .empty }
+        let chord = CapsuleChord(from: p, to: q)
+
+        let rowLo = Swift.max(0, Swift.min(p.y, q.y) - outer - 0.5)
+        let rowHi = Swift.min(Double(height - 1), Swift.max(p.y, q.y) + outer - 0.5)
+        guard rowLo <= rowHi else { return .empty }
+        let firstRow = Int(rowLo.rounded(.up)), lastRow = Int(rowHi)
+
+        var minX = Int.max, maxX = Int.min, minY = Int.max, maxY = Int.min
+        var revealedNow = revealed
+        let base = bytes.baseAddress!
+        let lastColumn = Double(width - 1)
+
+        // Pixel columns whose centres lie strictly inside (lo, hi), clipped to the canvas.
+        func columns(_ span: (lo: Double, hi: Double)) -> (Int, Int)? {
+            let lo = Swift.max(0, span.lo - 0.5), hi = Swift.min(lastColumn, span.hi - 0.5)
+            guard lo <= hi else { return nil }
+            return (Int(lo.rounded(.up)), Int(hi))
+        }
+
+        if firstRow <= lastRow {
+            for row in firstRow...lastRow {
+                let cy = Double(row) + 0.5
+                guard let span = chord.span(y: cy, reach: outer), let (first, last) = columns(span) else { continue }
+                var fillFirst = last + 1, fillLast = last
+                if inner > 0, let core = chord.span(y: cy, reach: inner), let (f, l) = columns(core) {
+                    fillFirst = Swift.max(f, first)
+                    fillLast = Swift.min(l, last)
+                    if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
+                }
+                let line = base + row * width
+                var rowMin = Int.max, rowMax = Int.min
+
+                // The anti-aliased ends: a distance per pixel.
+                @inline(__always) func edge(_ x: Int) {
+                    let old = line[x]
+                    if old == 255 { return }
+                    let coverage = outer - chord.distance(x: Double(x) + 0.5, y: cy)
+                    guard coverage > 0 else { return }
+                    let value: UInt8 = coverage >= 1 ? 255 : UInt8(truncatingIfNeeded: Int(coverage * 255 + 0.5))
+                    if value > old {
+                        line[x] = value
+                        if old < 128 && value >= 128 { revealedNow += 1 }
+                        rowMin = Swift.min(rowMin, x)
+                        rowMax = Swift.max(rowMax, x)
+                    }
+                }
+                var x = first
+                while x < fillFirst { edge(x); x += 1 }
+
+                // The inside: 255, eight bytes at a time, skipping what is already 255.
+                if fillFirst <= fillLast {
+                    let raw = UnsafeMutableRawPointer(line)
+                    var i = fillFirst
+                    let all: UInt64 = ~0
+                    while i + 8 <= fillLast + 1 {
+                        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                        if word != all {
+                            // Bytes below 128 have their top bit clear: add those bits up.
+                            let low = (~word & 0x8080_8080_8080_8080) >> 7
+                            revealedNow += Int(truncatingIfNeeded: (low &* 0x0101_0101_0101_0101) >> 56)
+                            raw.storeBytes(of: all, toByteOffset: i, as: UInt64.self)
+                            let notFull = ~word   // little-endian: byte k is bits 8k ..< 8k+8
+                            rowMin = Swift.min(rowMin, i + notFull.trailingZeroBitCount / 8)
+                            rowMax = Swift.max(rowMax, i + 7 - notFull.leadingZeroBitCount / 8)
+                        }
+                        i += 8
+                    }
+                    while i <= fillLast {
+                        let old = line[i]
+                        if old != 255 {
+                            if old < 128 { revealedNow += 1 }
+                            line[i] = 255
+                            rowMin = Swift.min(rowMin, i)
+                            rowMax = Swift.max(rowMax, i)
+                        }
+                        i += 1
+                    }
+                    x = fillLast + 1
+                }
+                while x <= last { edge(x); x += 1 }
+
+                if rowMin <= rowMax {
+                    minX = Swift.min(minX, rowMin)
+                    maxX = Swift.max(maxX, rowMax)
+                    if minY == Int.max { minY = row }
+                    maxY = row
+                }
+            }
+        }
+        revealed = revealedNow
+        return minY == Int.max ? .empty : PixelRect(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
+    }
+}

@@ -1,0 +1,85 @@
+/// One scratch card in the engine: a cover, a prize and the mask between them, with the
+/// pen that scratches it. Everything the user sees is `lerp(cover, prize, mask)`.
+///
+///     let canvas = try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx,
+///                                    brush: Brush(radius: 20))
+///     var dirty = canvas.penDown(at: Point(x: 40, y: 40))
+///     dirty.formUnion(canvas.penMove(to: Point(x: 90, y: 60)))
+///     canvas.composite(dirty, into: framebuffer)
+public final class ScratchCanvas {
+    public let size: PixelSize
+    public let layout: PixelLayout
+    /// The mask, and with it the reveal meter.
+    public private(set) var mask: Mask
+    /// The brush for the next stroke.
+    public var brush: Brush
+
+    private let cover: NativeImage      // already composited over the prize where translucent
+    private let prize: NativeImage
+    private let coverImage: RGBAImage
+    private var lastPoint: Point?
+
+    /// - Parameter keeping: a mask whose scratched state carries over, scaled to this size.
+    /// - Throws: `CanvasError.sizeMismatch` unless cover and prize have the same size.
+    public init(cover: RGBAImage, prize: RGBAImage, layout: PixelLayout, brush: Brush,
+                keeping previous: Mask? = nil) throws(CanvasError) {
+        guard cover.size == prize.size else { throw .sizeMismatch(cover: cover.size, prize: prize.size) }
+        size = cover.size
+        self.layout = layout
+        self.brush = brush
+        self.coverImage = cover
+        self.cover = NativeImage(cover, over: prize, layout: layout)
+        self.prize = NativeImage(prize, layout: layout)
+        self.mask = Mask(size: cover.size, keeping: previous, cover: cover)
+    }
+
+    /// The exact fraction of the scratchable area revealed so far.
+    public var revealedFraction: Double { mask.revealedFraction }
+
+    /// True between `penDown` and `penUp`.
+    public var isPenDown: Bool { lastPoint != nil }
+
+    /// Starts a stroke: a dot at `point`. Returns the rectangle that changed.
+    @discardableResult
+    public func penDown(at point: Point) -> PixelRect {
+        lastPoint = point
+        return mask.stroke(from: point, to: point, brush: brush)
+    }
+
+    /// Continues the stroke from the last point to `point`; ignored while the pen is up.
+    @discardableResult
+    public func penMove(to point: Point) -> PixelRect {
+        guard let last = lastPoint else { return .empty }
+        lastPoint = point
+        return mask.stroke(from: last, to: point, brush: brush)
+    }
+
+    /// Ends the stroke.
+    public func penUp() { lastPoint = nil }
+
+    /// Reveals the whole card; returns the rectangle that changed.
+    @discardableResult
+    public func revealAll() -> PixelRect { mask.revealAll() }
+
+    /// Covers the card again, as new.
+    public func reset() {
+        lastPoint = nil
+        mask = Mask(revealingTransparentPixelsOf: coverImage)
+    }
+
+    /// Writes what the card shows inside `rect` (clipped to the canvas and the
+    /// framebuffer) into the framebuffer, which must be in this canvas's layout.
+    public func composite(_ rect: PixelRect, into framebuffer: Framebuffer) {
+        Compositor.composite(cover: cover, prize: prize, mask: mask, rect: rect, into: framebuffer)
+    }
+}
+
+public enum CanvasError: Error, Equatable, CustomStringConvertible {
+    case sizeMismatch(cover: PixelSize, prize: PixelSize)
+
+    public var description: String {
+        switch self {
+        case .sizeMismatch(let c, let p): "the cover (\(c)) and the prize (\(p)) must have the same size"
+        }
+    }
+}

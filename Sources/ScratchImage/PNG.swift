@@ -1,0 +1,1 @@
+// PNG in and out, image scaling: see DESIGN.md.

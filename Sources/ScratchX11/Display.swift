@@ -1,0 +1,1 @@
+// The display connection, window, framebuffers, input, DPI: see DESIGN.md.

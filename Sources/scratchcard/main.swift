@@ -1,0 +1,1 @@
+print("scratchcard: not built yet")
