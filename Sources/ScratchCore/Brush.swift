@@ -31,50 +31,64 @@ struct CapsuleChord {
     let lengthSquared: Double
     let length: Double
 
+    let inverseLengthSquared: Double
+    let inverseLength: Double
+    let inverseDx: Double
+    let inverseDy: Double
+
     init(from a: Point, to b: Point) {
         self.a = a
         dx = b.x - a.x
         dy = b.y - a.y
         lengthSquared = dx * dx + dy * dy
         length = lengthSquared.squareRoot()
+        inverseLengthSquared = lengthSquared > 0 ? 1 / lengthSquared : 0
+        inverseLength = lengthSquared > 0 ? 1 / length : 0
+        inverseDx = dx != 0 ? 1 / dx : 0
+        inverseDy = dy != 0 ? 1 / dy : 0
     }
 
     /// The interval `lo ... hi` of x within `reach` of the segment at height y, or nil.
+    @inline(__always)
     func span(y: Double, reach: Double) -> (lo: Double, hi: Double)? {
         var lo = Double.infinity, hi = -Double.infinity
-        func disk(_ cx: Double, _ cy: Double) {
-            let h = y - cy
-            let w2 = reach * reach - h * h
-            if w2 >= 0 {
-                let w = w2.squareRoot()
-                lo = Swift.min(lo, cx - w)
-                hi = Swift.max(hi, cx + w)
-            }
+        let reachSquared = reach * reach
+        let h = y - a.y
+        // The disk around A.
+        let wa = reachSquared - h * h
+        if wa >= 0 {
+            let w = wa.squareRoot()
+            lo = a.x - w
+            hi = a.x + w
         }
-        disk(a.x, a.y)
         guard lengthSquared > 0 else { return lo <= hi ? (lo, hi) : nil }
-        disk(a.x + dx, a.y + dy)
-
+        // The disk around B.
+        let hb = h - dy
+        let wb = reachSquared - hb * hb
+        if wb >= 0 {
+            let w = wb.squareRoot(), bx = a.x + dx
+            lo = Swift.min(lo, bx - w)
+            hi = Swift.max(hi, bx + w)
+        }
         // The band: points whose projection falls on the segment and whose distance
         // across it is at most `reach`. Each condition is linear in x.
-        let h = y - a.y
         var bandLo = -Double.infinity, bandHi = Double.infinity
         // 0 <= (x - ax)·dx + h·dy <= |AB|²
         if dx != 0 {
-            let u = -h * dy / dx, v = (lengthSquared - h * dy) / dx
-            bandLo = Swift.max(bandLo, Swift.min(u, v))
-            bandHi = Swift.min(bandHi, Swift.max(u, v))
-        } else if !(0...lengthSquared).contains(h * dy) {
-            bandHi = -.infinity
+            let u = -h * dy * inverseDx, v = (lengthSquared - h * dy) * inverseDx
+            bandLo = Swift.min(u, v)
+            bandHi = Swift.max(u, v)
+        } else if h * dy < 0 || h * dy > lengthSquared {
+            return lo <= hi ? (lo, hi) : nil
         }
         // |h·dx - (x - ax)·dy| <= reach·|AB|
         let across = reach * length
         if dy != 0 {
-            let u = (h * dx - across) / dy, v = (h * dx + across) / dy
+            let u = (h * dx - across) * inverseDy, v = (h * dx + across) * inverseDy
             bandLo = Swift.max(bandLo, Swift.min(u, v))
             bandHi = Swift.min(bandHi, Swift.max(u, v))
         } else if Swift.abs(h * dx) > across {
-            bandHi = -.infinity
+            return lo <= hi ? (lo, hi) : nil
         }
         if bandLo <= bandHi {
             lo = Swift.min(lo, a.x + bandLo)
@@ -87,10 +101,14 @@ struct CapsuleChord {
     @inline(__always)
     func distance(x: Double, y: Double) -> Double {
         let px = x - a.x, py = y - a.y
-        var t = lengthSquared > 0 ? (px * dx + py * dy) / lengthSquared : 0
-        t = Swift.min(Swift.max(t, 0), 1)
-        let ex = px - t * dx, ey = py - t * dy
-        return (ex * ex + ey * ey).squareRoot()
+        let t = (px * dx + py * dy) * inverseLengthSquared
+        if t <= 0 { return (px * px + py * py).squareRoot() }
+        if t >= 1 {
+            let ex = px - dx, ey = py - dy
+            return (ex * ex + ey * ey).squareRoot()
+        }
+        // Beside the segment the distance is linear across it: no square root.
+        return Swift.abs(px * dy - py * dx) * inverseLength
     }
 }
 
@@ -102,15 +120,14 @@ func clipSegment(_ a: Point, _ b: Point, minX: Double, minY: Double, maxX: Doubl
     var t0 = 0.0, t1 = 1.0
     let dx = b.x - a.x, dy = b.y - a.y
     guard dx.isFinite, dy.isFinite else { return nil }
-    for (p, q) in [(-dx, a.x - minX), (dx, maxX - a.x), (-dy, a.y - minY), (dy, maxY - a.y)] {
-        if p == 0 {
-            if q < 0 { return nil }
-        } else {
-            let t = q / p
-            if p < 0 { t0 = Swift.max(t0, t) } else { t1 = Swift.min(t1, t) }
-        }
+    @inline(__always) func edge(_ p: Double, _ q: Double) -> Bool {
+        if p == 0 { return q >= 0 }
+        let t = q / p
+        if p < 0 { t0 = Swift.max(t0, t) } else { t1 = Swift.min(t1, t) }
+        return true
     }
-    guard t0 <= t1 else { return nil }
+    guard edge(-dx, a.x - minX), edge(dx, maxX - a.x), edge(-dy, a.y - minY), edge(dy, maxY - a.y),
+          t0 <= t1 else { return nil }
     func at(_ t: Double) -> Point {
         Point(x: Swift.min(Swift.max(a.x + t * dx, minX), maxX),
               y: Swift.min(Swift.max(a.y + t * dy, minY), maxY))

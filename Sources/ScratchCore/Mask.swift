@@ -20,7 +20,7 @@ public struct Mask {
     public init(size: PixelSize) {
         precondition(size.width > 0 && size.height > 0, "a mask needs at least one pixel")
         self.size = size
-        self.storage = MaskStorage(count: size.pixelCount)
+        self.storage = MaskStorage(size: size)
         self.unscratchablePixels = 0
     }
 
@@ -34,7 +34,7 @@ public struct Mask {
     /// cover's size (for a window that changed size).
     public init(size: PixelSize, keeping previous: Mask?, cover: RGBAImage?) {
         self.size = size
-        self.storage = previous.map { $0.storage.resampled(from: $0.size, to: size) } ?? MaskStorage(count: size.pixelCount)
+        self.storage = previous.map { $0.storage.resampled(from: $0.size, to: size) } ?? MaskStorage(size: size)
         var transparent = 0
         if let cover {
             precondition(cover.size == size, "the cover must be the mask's size")
@@ -84,6 +84,21 @@ public struct Mask {
         return storage.fill(255, size: size)
     }
 
+    /// Hands over what changed since the last call, row by row: `body(row, first, last)`
+    /// for each row whose columns `first ... last` hold every change in it. Returns the
+    /// bounding rectangle of those spans. A compositor that repaints just these spans
+    /// touches far fewer pixels than one that repaints the bounding rectangle.
+    @discardableResult
+    public mutating func takeDamage(_ body: (_ row: Int, _ first: Int, _ last: Int) -> Void) -> PixelRect {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        var bounds = PixelRect.empty
+        storage.takeDamage { row, first, last in
+            bounds.formUnion(PixelRect(x: first, y: row, width: last - first + 1, height: 1))
+            body(row, first, last)
+        }
+        return bounds
+    }
+
     /// Calls `body` with the mask's bytes, row by row, `size.width` bytes per row.
     public func withUnsafeBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
         try body(UnsafeBufferPointer(storage.bytes))
@@ -97,21 +112,60 @@ public struct Mask {
 
 /// The mask's bytes and its running count, behind the copy-on-write of `Mask`.
 final class MaskStorage {
+    let size: PixelSize
     let bytes: UnsafeMutableBufferPointer<UInt8>
     var revealed = 0
+    /// What changed since the damage was last taken: for each row, the first and last
+    /// column changed (first > last when none), and the rows that have any.
+    let damageSpans: UnsafeMutableBufferPointer<Int32>
+    var damagedRows = 0..<0
 
-    init(count: Int) {
-        bytes = .allocate(capacity: count)
+    init(size: PixelSize) {
+        self.size = size
+        bytes = .allocate(capacity: size.pixelCount)
         bytes.initialize(repeating: 0)
+        damageSpans = .allocate(capacity: size.height * 2)
+        for row in 0..<size.height { clearDamage(row: row) }
     }
 
-    deinit { bytes.deallocate() }
+    deinit {
+        bytes.deallocate()
+        damageSpans.deallocate()
+    }
 
     func copy() -> MaskStorage {
-        let other = MaskStorage(count: bytes.count)
+        let other = MaskStorage(size: size)
         _ = other.bytes.update(fromContentsOf: bytes)
+        _ = other.damageSpans.update(fromContentsOf: damageSpans)
+        other.damagedRows = damagedRows
         other.revealed = revealed
         return other
+    }
+
+    @inline(__always)
+    func clearDamage(row: Int) {
+        damageSpans[row * 2] = Int32.max
+        damageSpans[row * 2 + 1] = -1
+    }
+
+    @inline(__always)
+    func addDamage(row: Int, first: Int, last: Int) {
+        damageSpans[row * 2] = Swift.min(damageSpans[row * 2], Int32(truncatingIfNeeded: first))
+        damageSpans[row * 2 + 1] = Swift.max(damageSpans[row * 2 + 1], Int32(truncatingIfNeeded: last))
+        damagedRows = damagedRows.isEmpty ? row..<(row + 1)
+            : Swift.min(damagedRows.lowerBound, row)..<Swift.max(damagedRows.upperBound, row + 1)
+    }
+
+    /// Calls `body(row, first, last)` for each damaged row, then forgets the damage.
+    func takeDamage(_ body: (Int, Int, Int) -> Void) {
+        for row in damagedRows {
+            let first = Int(damageSpans[row * 2]), last = Int(damageSpans[row * 2 + 1])
+            if first <= last {
+                body(row, first, last)
+                clearDamage(row: row)
+            }
+        }
+        damagedRows = 0..<0
     }
 
     func recount() {
@@ -120,7 +174,7 @@ final class MaskStorage {
 
     /// Bilinear resampling, for a canvas that changed size.
     func resampled(from old: PixelSize, to new: PixelSize) -> MaskStorage {
-        let out = MaskStorage(count: new.pixelCount)
+        let out = MaskStorage(size: new)
         let sx = Double(old.width) / Double(new.width), sy = Double(old.height) / Double(new.height)
         for y in 0..<new.height {
             let fy = Swift.min(Swift.max((Double(y) + 0.5) * sy - 0.5, 0), Double(old.height - 1))
@@ -145,7 +199,9 @@ final class MaskStorage {
             changed = true
         }
         recount()
-        return changed ? PixelRect(size: size) : .empty
+        guard changed else { return .empty }
+        for row in 0..<size.height { addDamage(row: row, first: 0, last: size.width - 1) }
+        return PixelRect(size: size)
     }
 
     /// The brush, row by row: each row's span within reach of the segment is computed
@@ -180,7 +236,8 @@ final class MaskStorage {
         func columns(_ span: (lo: Double, hi: Double)) -> (Int, Int)? {
             let lo = Swift.max(0, span.lo - 0.5), hi = Swift.min(lastColumn, span.hi - 0.5)
             guard lo <= hi else { return nil }
-            return (Int(lo.rounded(.up)), Int(hi))
+            let first = Int(lo)      // lo >= 0: truncation is floor, then step up to ceil
+            return (Double(first) < lo ? first + 1 : first, Int(hi))
         }
 
         if firstRow <= lastRow {
@@ -246,6 +303,7 @@ final class MaskStorage {
                 while x <= last { edge(x); x += 1 }
 
                 if rowMin <= rowMax {
+                    addDamage(row: row, first: rowMin, last: rowMax)
                     minX = Swift.min(minX, rowMin)
                     maxX = Swift.max(maxX, rowMax)
                     if minY == Int.max { minY = row }

@@ -14,10 +14,10 @@ public final class ScratchCanvas {
     /// The brush for the next stroke.
     public var brush: Brush
 
-    private let cover: NativeImage      // already composited over the prize where translucent
-    private let prize: NativeImage
+    private let pixels: CardPixels
     private let coverImage: RGBAImage
     private var lastPoint: Point?
+    private var pendingSpans: [Compositor.Span] = []
 
     /// - Parameter keeping: a mask whose scratched state carries over, scaled to this size.
     /// - Throws: `CanvasError.sizeMismatch` unless cover and prize have the same size.
@@ -28,8 +28,7 @@ public final class ScratchCanvas {
         self.layout = layout
         self.brush = brush
         self.coverImage = cover
-        self.cover = NativeImage(cover, over: prize, layout: layout)
-        self.prize = NativeImage(prize, layout: layout)
+        self.pixels = CardPixels(cover: cover, prize: prize, layout: layout)
         self.mask = Mask(size: cover.size, keeping: previous, cover: cover)
     }
 
@@ -67,10 +66,23 @@ public final class ScratchCanvas {
         mask = Mask(revealingTransparentPixelsOf: coverImage)
     }
 
+    /// Writes every pixel whose mask changed since the last call into the framebuffer,
+    /// row span by row span, and returns the bounding rectangle of what was written (the
+    /// area to put on screen) and how many pixels were composited.
+    @discardableResult
+    public func compositeChanges(into framebuffer: Framebuffer) -> (rect: PixelRect, pixels: Int) {
+        pendingSpans.removeAll(keepingCapacity: true)
+        let rect = mask.takeDamage { row, first, last in
+            pendingSpans.append(Compositor.Span(row: row, first: first, last: last))
+        }
+        let pixels = Compositor.composite(pixels, mask: mask, into: framebuffer, spans: pendingSpans)
+        return (rect, pixels)
+    }
+
     /// Writes what the card shows inside `rect` (clipped to the canvas and the
     /// framebuffer) into the framebuffer, which must be in this canvas's layout.
     public func composite(_ rect: PixelRect, into framebuffer: Framebuffer) {
-        Compositor.composite(cover: cover, prize: prize, mask: mask, rect: rect, into: framebuffer)
+        Compositor.composite(pixels, mask: mask, rect: rect, into: framebuffer)
     }
 }
 
