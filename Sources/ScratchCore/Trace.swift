@@ -32,12 +32,13 @@ public struct Trace: Equatable, Sendable {
         var hasBrush = false
         var lineNumber = 0
 
-        for rawLine in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var lastContentLine = 1
+        // "\r\n" is one Character in Swift: both line endings are separators.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
             lineNumber += 1
             func fail(_ problem: String) -> TraceError { TraceError(file: name, line: lineNumber, problem: problem) }
-            var line = Substring(rawLine)
-            if line.last == "\r" { line = line.dropLast() }
             if line.isEmpty || line.first == "#" { continue }
+            lastContentLine = lineNumber
             let fields = line.split(separator: " ", omittingEmptySubsequences: false)
             guard !fields.contains(where: \.isEmpty) else {
                 throw fail("fields must be separated by single spaces")
@@ -98,7 +99,7 @@ public struct Trace: Equatable, Sendable {
             }
         }
         guard sawHeader else { throw TraceError(file: name, line: 1, problem: "empty: the first line must be `scratch-trace 1`") }
-        guard let canvas else { throw TraceError(file: name, line: lineNumber, problem: "no `canvas` line") }
+        guard let canvas else { throw TraceError(file: name, line: lastContentLine, problem: "no `canvas` line") }
         self.canvas = canvas
         self.records = records
     }

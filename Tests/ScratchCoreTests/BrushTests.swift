@@ -1,0 +1,208 @@
+import Testing
+@testable import ScratchCore
+
+/// The brush against DESIGN.md's formula, computed here independently, pixel by pixel:
+/// coverage = clamp(r + 0.5 - d, 0, 1), d the distance from the pixel's centre to AB.
+func referenceMask(size: PixelSize, strokes: [(Point, Point)], radius r: Double) -> [UInt8] {
+    var out = [UInt8](repeating: 0, count: size.pixelCount)
+    for (a, b) in strokes {
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                let px = Double(x) + 0.5, py = Double(y) + 0.5
+                let vx = b.x - a.x, vy = b.y - a.y
+                let len2 = vx * vx + vy * vy
+                var t = len2 == 0 ? 0 : ((px - a.x) * vx + (py - a.y) * vy) / len2
+                t = min(max(t, 0), 1)
+                let dx = px - (a.x + t * vx), dy = py - (a.y + t * vy)
+                let d = (dx * dx + dy * dy).squareRoot()
+                let coverage = min(max(r + 0.5 - d, 0), 1)
+                let value = UInt8((coverage * 255).rounded())
+                out[y * size.width + x] = max(out[y * size.width + x], value)
+            }
+        }
+    }
+    return out
+}
+
+func bytes(of mask: Mask) -> [UInt8] { mask.withUnsafeBytes { Array($0) } }
+
+/// The pixels where two masks differ by more than `tolerance`, as a readable list.
+func differences(_ a: [UInt8], _ b: [UInt8], width: Int, tolerance: Int = 0) -> [String] {
+    zip(a, b).enumerated().compactMap { i, pair in
+        abs(Int(pair.0) - Int(pair.1)) > tolerance ? "(\(i % width),\(i / width)): \(pair.0) vs \(pair.1)" : nil
+    }
+}
+
+struct BrushTests {
+    static let radii: [Double] = [0.2, 0.5, 0.75, 1, 1.5, 3.3, 8, 24]
+
+    @Test("a dot matches the formula pixel by pixel", arguments: radii)
+    func dot(radius: Double) throws {
+        let size = PixelSize(width: 64, height: 48)
+        var mask = Mask(size: size)
+        let centre = Point(x: 30.3, y: 20.8)
+        mask.stroke(from: centre, to: centre, brush: try Brush(radius: radius))
+        let expected = referenceMask(size: size, strokes: [(centre, centre)], radius: radius)
+        #expect(differences(bytes(of: mask), expected, width: size.width) == [])
+    }
+
+    @Test("segments at many angles match the formula", arguments: radii)
+    func segments(radius: Double) throws {
+        let size = PixelSize(width: 80, height: 60)
+        let brush = try Brush(radius: radius)
+        let ends: [(Point, Point)] = [
+            (Point(x: 10, y: 10), Point(x: 70, y: 10)),          // horizontal, on pixel edges
+            (Point(x: 40.5, y: 5.5), Point(x: 40.5, y: 55.5)),   // vertical, on pixel centres
+            (Point(x: 5.2, y: 50.7), Point(x: 72.9, y: 8.1)),    // steep-ish diagonal
+            (Point(x: 20.1, y: 30.3), Point(x: 21.4, y: 30.9)),  // a tiny segment
+            (Point(x: 60, y: 40), Point(x: 12.25, y: 41.75)),    // almost horizontal, leftwards
+        ]
+        for (a, b) in ends {
+            var mask = Mask(size: size)
+            mask.stroke(from: a, to: b, brush: brush)
+            let expected = referenceMask(size: size, strokes: [(a, b)], radius: radius)
+            #expect(differences(bytes(of: mask), expected, width: size.width) == [], "stroke \(a) -> \(b)")
+        }
+    }
+
+    @Test func centreIsRevealedEdgeIsSmoothOutsideIsUntouched() throws {
+        let size = PixelSize(width: 100, height: 100)
+        var mask = Mask(size: size)
+        mask.stroke(from: Point(x: 20, y: 50.25), to: Point(x: 80, y: 50.25), brush: try Brush(radius: 10))
+        #expect(mask[50, 50] == 255)      // on the path
+        #expect(mask[50, 41] == 255)      // d = 8.75: coverage 1
+        #expect(mask[50, 40] == 191)      // d = 9.75: coverage 0.75
+        #expect(mask[50, 60] == 64)       // d = 10.25: coverage 0.25
+        #expect(mask[50, 39] == 0)        // d = 10.75: outside
+        #expect(mask[50, 61] == 0)
+        #expect(mask[89, 50] == 254)      // beyond the end: d = 9.503 from the end point
+        #expect(mask[90, 50] == 0)
+        #expect(mask[0, 0] == 0 && mask[99, 99] == 0)
+    }
+
+    @Test func reversedStrokeIsIdentical() throws {
+        let size = PixelSize(width: 90, height: 70)
+        let brush = try Brush(radius: 6.5)
+        let a = Point(x: 12.7, y: 60.2), b = Point(x: 77.1, y: 9.9)
+        var forward = Mask(size: size), backward = Mask(size: size)
+        forward.stroke(from: a, to: b, brush: brush)
+        backward.stroke(from: b, to: a, brush: brush)
+        #expect(bytes(of: forward) == bytes(of: backward))
+    }
+
+    @Test func dotIsMirrorSymmetric() throws {
+        let size = PixelSize(width: 41, height: 41)
+        var mask = Mask(size: size)
+        let centre = Point(x: 20.5, y: 20.5)   // the centre of pixel (20, 20)
+        mask.stroke(from: centre, to: centre, brush: try Brush(radius: 12.3))
+        for y in 0..<41 {
+            for x in 0..<41 {
+                #expect(mask[x, y] == mask[40 - x, y])
+                #expect(mask[x, y] == mask[x, 40 - y])
+                #expect(mask[x, y] == mask[y, x])
+            }
+        }
+    }
+
+    @Test func scratchingTwiceChangesNothing() throws {
+        let size = PixelSize(width: 64, height: 64)
+        let brush = try Brush(radius: 5)
+        var mask = Mask(size: size)
+        let first = mask.stroke(from: Point(x: 3, y: 7), to: Point(x: 60, y: 50), brush: brush)
+        let before = bytes(of: mask)
+        let count = mask.revealedPixels
+        let second = mask.stroke(from: Point(x: 3, y: 7), to: Point(x: 60, y: 50), brush: brush)
+        #expect(!first.isEmpty)
+        #expect(second == .empty)
+        #expect(bytes(of: mask) == before)
+        #expect(mask.revealedPixels == count)
+    }
+
+    @Test func overlappingStrokesJoinByMax() throws {
+        let size = PixelSize(width: 60, height: 40)
+        let brush = try Brush(radius: 4.2)
+        let strokes = [(Point(x: 5, y: 20), Point(x: 30, y: 18)), (Point(x: 30, y: 18), Point(x: 55, y: 30)),
+                       (Point(x: 20, y: 5), Point(x: 25, y: 35))]
+        var mask = Mask(size: size)
+        for (a, b) in strokes { mask.stroke(from: a, to: b, brush: brush) }
+        #expect(differences(bytes(of: mask), referenceMask(size: size, strokes: strokes, radius: 4.2), width: 60) == [])
+    }
+
+    @Test("the dirty rectangle is exactly the box of the pixels that changed")
+    func dirtyRectangle() throws {
+        let size = PixelSize(width: 120, height: 90)
+        let brush = try Brush(radius: 7.7)
+        var mask = Mask(size: size)
+        var rng = SplitMix(seed: 7)
+        for _ in 0..<40 {
+            let before = bytes(of: mask)
+            let a = Point(x: rng.double(in: -20...140), y: rng.double(in: -20...110))
+            let b = Point(x: rng.double(in: -20...140), y: rng.double(in: -20...110))
+            let dirty = mask.stroke(from: a, to: b, brush: brush)
+            let after = bytes(of: mask)
+            var box = PixelRect.empty
+            for i in 0..<after.count where after[i] != before[i] {
+                box.formUnion(PixelRect(x: i % size.width, y: i / size.width, width: 1, height: 1))
+            }
+            #expect(dirty == box)
+        }
+    }
+
+    @Test("strokes running off every edge are clipped and still match the formula")
+    func clipping() throws {
+        let size = PixelSize(width: 50, height: 40)
+        let brush = try Brush(radius: 6)
+        let strokes = [(Point(x: -30, y: 20), Point(x: 25, y: 20)), (Point(x: 25, y: -15), Point(x: 25, y: 70)),
+                       (Point(x: 80, y: -10), Point(x: -20, y: 60)), (Point(x: 49.9, y: 39.9), Point(x: 300, y: 200)),
+                       (Point(x: -7, y: -7), Point(x: -7, y: -7))]
+        for (a, b) in strokes {
+            var mask = Mask(size: size)
+            mask.stroke(from: a, to: b, brush: brush)
+            #expect(differences(bytes(of: mask), referenceMask(size: size, strokes: [(a, b)], radius: 6), width: 50) == [],
+                    "stroke \(a) -> \(b)")
+        }
+    }
+
+    @Test("points anywhere never crash; far away changes nothing; not-a-number changes nothing")
+    func hostilePoints() throws {
+        let size = PixelSize(width: 32, height: 32)
+        let brush = try Brush(radius: 3)
+        var mask = Mask(size: size)
+        let far: [Double] = [1e300, -1e300, .infinity, -.infinity, Double.greatestFiniteMagnitude, 1e9, -1e9]
+        for x in far {
+            for y in far {
+                #expect(mask.stroke(from: Point(x: x, y: y), to: Point(x: x, y: y), brush: brush) == .empty)
+            }
+        }
+        #expect(mask.stroke(from: Point(x: .nan, y: 3), to: Point(x: 3, y: 3), brush: brush) == .empty)
+        #expect(mask.revealedPixels == 0)
+        // A stroke between two far-away points that crosses the canvas still reveals it.
+        let across = mask.stroke(from: Point(x: -1e12, y: 16), to: Point(x: 1e12, y: 16), brush: brush)
+        #expect(across == PixelRect(x: 0, y: 13, width: 32, height: 6))   // rows whose centres lie within 3.5
+        #expect(mask[16, 16] == 255)
+        // A huge brush covers everything without trouble.
+        var huge = Mask(size: size)
+        huge.stroke(from: Point(x: 5, y: 5), to: Point(x: 5, y: 5), brush: try Brush(radius: 1e200))
+        #expect(huge.revealedPixels == size.pixelCount)
+    }
+
+    @Test("a radius that is not finite and positive is rejected",
+          arguments: [0, -5, -0.0, .nan, .infinity, -.infinity])
+    func invalidRadius(radius: Double) {
+        #expect(throws: BrushError.self) { try Brush(radius: radius) }
+    }
+}
+
+/// A small deterministic random source for tests.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func double(in range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
+}

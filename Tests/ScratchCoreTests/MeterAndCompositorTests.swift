@@ -1,0 +1,191 @@
+import Testing
+@testable import ScratchCore
+
+struct MeterTests {
+    @Test("the incremental meter equals a full recount after many random strokes")
+    func meterMatchesRecount() throws {
+        let size = PixelSize(width: 200, height: 150)
+        var mask = Mask(size: size)
+        var rng = SplitMix(seed: 42)
+        for i in 0..<400 {
+            let brush = try Brush(radius: rng.double(in: 0.3...6))
+            let a = Point(x: rng.double(in: -40...240), y: rng.double(in: -40...190))
+            let b = i % 5 == 0 ? a : Point(x: a.x + rng.double(in: -50...50), y: a.y + rng.double(in: -50...50))
+            mask.stroke(from: a, to: b, brush: brush)
+            if i % 50 == 0 { #expect(mask.revealedPixels == mask.recountRevealedPixels()) }
+        }
+        #expect(mask.revealedPixels == mask.recountRevealedPixels())
+        #expect(mask.revealedPixels > 0 && mask.revealedPixels < size.pixelCount)
+        #expect(mask.revealedFraction == Double(mask.revealedPixels) / Double(size.pixelCount))
+    }
+
+    @Test("transparent cover pixels are revealed from the start and do not count")
+    func transparentCover() throws {
+        var cover = RGBAImage(size: PixelSize(width: 10, height: 10), filledWith: RGBA(r: 200, g: 200, b: 200))
+        for x in 0..<10 { cover[x, 0] = RGBA(r: 0, g: 0, b: 0, a: 0) }           // row 0: a hole
+        cover[0, 1] = RGBA(r: 9, g: 9, b: 9, a: 1)                              // translucent still counts
+        var mask = Mask(revealingTransparentPixelsOf: cover)
+        #expect(mask.unscratchablePixels == 10)
+        #expect(mask[5, 0] == 255 && mask[0, 1] == 0)
+        #expect(mask.revealedFraction == 0)
+        mask.stroke(from: Point(x: -5, y: 5), to: Point(x: 15, y: 5), brush: try Brush(radius: 30))
+        #expect(mask.revealedFraction == 1)
+    }
+
+    @Test func revealAllAndCanvasReset() throws {
+        let image = RGBAImage(size: PixelSize(width: 16, height: 8), filledWith: .white)
+        let canvas = try ScratchCanvas(cover: image, prize: image, layout: .bgrx, brush: Brush(radius: 2))
+        canvas.penDown(at: Point(x: 4, y: 4))
+        #expect(canvas.revealedFraction > 0)
+        #expect(canvas.revealAll() == PixelRect(size: image.size))
+        #expect(canvas.revealedFraction == 1)
+        canvas.reset()
+        #expect(canvas.revealedFraction == 0)
+        #expect(!canvas.isPenDown)
+    }
+
+    @Test("a resized canvas keeps the scratched state, scaled")
+    func resizeKeepsState() throws {
+        let small = RGBAImage(size: PixelSize(width: 100, height: 50), filledWith: .white)
+        let canvas = try ScratchCanvas(cover: small, prize: small, layout: .bgrx, brush: Brush(radius: 10))
+        canvas.penDown(at: Point(x: 25, y: 25))
+        canvas.penMove(to: Point(x: 75, y: 25))
+        let big = RGBAImage(size: PixelSize(width: 200, height: 100), filledWith: .white)
+        let resized = try ScratchCanvas(cover: big, prize: big, layout: .bgrx, brush: Brush(radius: 20), keeping: canvas.mask)
+        #expect(resized.mask[100, 50] == 255)
+        #expect(resized.mask[5, 5] == 0)
+        #expect(abs(resized.revealedFraction - canvas.revealedFraction) < 0.02)
+    }
+
+    @Test func coverAndPrizeMustMatch() throws {
+        let a = RGBAImage(size: PixelSize(width: 4, height: 4), filledWith: .white)
+        let b = RGBAImage(size: PixelSize(width: 5, height: 4), filledWith: .white)
+        #expect(throws: CanvasError.self) { try ScratchCanvas(cover: a, prize: b, layout: .bgrx, brush: Brush(radius: 1)) }
+    }
+}
+
+struct CompositorTests {
+    /// A mask whose pixel x holds the value x: every mask value once.
+    func canvasWithEveryMaskValue(cover: RGBA, prize: RGBA, layout: PixelLayout) throws -> ScratchCanvas {
+        let size = PixelSize(width: 256, height: 1)
+        let canvas = try ScratchCanvas(cover: RGBAImage(size: size, filledWith: cover),
+                                       prize: RGBAImage(size: size, filledWith: prize), layout: layout, brush: Brush(radius: 1))
+        canvas.mask.withUnsafeBytes { bytes in
+            let p = UnsafeMutablePointer(mutating: bytes.baseAddress!)
+            for v in 0..<256 { p[v] = UInt8(v) }
+        }
+        return canvas
+    }
+
+    func expected(_ c: UInt8, _ p: UInt8, _ m: Int) -> UInt8 {
+        UInt8(((Double(c) * Double(255 - m) + Double(p) * Double(m)) / 255).rounded())
+    }
+
+    @Test("every mask value blends to the exactly rounded formula",
+          arguments: [PixelLayout.bgrx, .rgbx, .xrgb, .xbgr])
+    func everyMaskValue(layout: PixelLayout) throws {
+        let pairs: [(RGBA, RGBA)] = [(RGBA(r: 0, g: 255, b: 128), RGBA(r: 255, g: 0, b: 127)),
+                                     (RGBA(r: 192, g: 192, b: 200), RGBA(r: 10, g: 90, b: 250)),
+                                     (RGBA(r: 1, g: 2, b: 3), RGBA(r: 254, g: 253, b: 252))]
+        for (cover, prize) in pairs {
+            let canvas = try canvasWithEveryMaskValue(cover: cover, prize: prize, layout: layout)
+            let framebuffer = Framebuffer(size: canvas.size, layout: layout)
+            canvas.composite(PixelRect(size: canvas.size), into: framebuffer)
+            for m in 0..<256 {
+                let want = RGBA(r: expected(cover.r, prize.r, m), g: expected(cover.g, prize.g, m), b: expected(cover.b, prize.b, m))
+                #expect(framebuffer[m, 0] == want, "mask \(m)")
+                let raw = framebuffer.baseAddress.load(fromByteOffset: m * 4 + layout.padOffset, as: UInt8.self)
+                #expect(raw == 255)
+            }
+        }
+    }
+
+    @Test("a translucent cover shows the prize through it, before any scratching")
+    func coverAlpha() throws {
+        let size = PixelSize(width: 3, height: 1)
+        var cover = RGBAImage(size: size, filledWith: RGBA(r: 255, g: 255, b: 255, a: 255))
+        cover[1, 0] = RGBA(r: 255, g: 255, b: 255, a: 128)
+        cover[2, 0] = RGBA(r: 255, g: 0, b: 0, a: 0)
+        let prize = RGBAImage(size: size, filledWith: RGBA(r: 0, g: 0, b: 0))
+        let canvas = try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: Brush(radius: 1))
+        let framebuffer = Framebuffer(size: size, layout: .bgrx)
+        canvas.composite(PixelRect(size: size), into: framebuffer)
+        #expect(framebuffer[0, 0] == .white)
+        #expect(framebuffer[1, 0] == RGBA(r: 128, g: 128, b: 128))
+        #expect(framebuffer[2, 0] == .black)
+    }
+
+    @Test("compositing a rectangle writes inside it and nowhere else, on padded rows")
+    func rectangleOnly() throws {
+        let size = PixelSize(width: 37, height: 23)
+        let canvas = try ScratchCanvas(cover: RGBAImage(size: size, filledWith: RGBA(r: 10, g: 20, b: 30)),
+                                       prize: RGBAImage(size: size, filledWith: RGBA(r: 200, g: 100, b: 50)),
+                                       layout: .bgrx, brush: Brush(radius: 6))
+        canvas.penDown(at: Point(x: 18, y: 11))
+        let stride = size.width * 4 + 12
+        let memory = UnsafeMutableRawPointer.allocate(byteCount: stride * size.height, alignment: 16)
+        defer { memory.deallocate() }
+        memory.initializeMemory(as: UInt8.self, repeating: 7, count: stride * size.height)
+        let framebuffer = Framebuffer(borrowing: memory, size: size, bytesPerRow: stride, layout: .bgrx)
+        let rect = PixelRect(x: 9, y: 4, width: 19, height: 13)
+        canvas.composite(rect, into: framebuffer)
+        for y in 0..<size.height {
+            for x in 0..<(stride / 4) {
+                let raw = memory.load(fromByteOffset: y * stride + x * 4, as: UInt32.self)
+                if x < size.width && rect.contains(x: x, y: y) {
+                    let m = Int(canvas.mask[x, y])
+                    #expect(framebuffer[x, y] == RGBA(r: expected(10, 200, m), g: expected(20, 100, m), b: expected(30, 50, m)))
+                } else {
+                    #expect(raw == 0x0707_0707, "(\(x), \(y)) was written")
+                }
+            }
+        }
+    }
+
+    @Test("compositing the changes equals compositing everything")
+    func changesMatchFullComposite() throws {
+        let size = PixelSize(width: 150, height: 100)
+        var coverImage = RGBAImage(size: size, filledWith: .white)
+        var prizeImage = RGBAImage(size: size, filledWith: .black)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                coverImage[x, y] = RGBA(r: UInt8(x), g: UInt8(y), b: 99)
+                prizeImage[x, y] = RGBA(r: 255 - UInt8(x), g: 50, b: UInt8(y * 2))
+            }
+        }
+        let canvas = try ScratchCanvas(cover: coverImage, prize: prizeImage, layout: .rgbx, brush: Brush(radius: 5.5))
+        let incremental = Framebuffer(size: size, layout: .rgbx)
+        canvas.composite(PixelRect(size: size), into: incremental)
+        var rng = SplitMix(seed: 3)
+        canvas.penDown(at: Point(x: 20, y: 20))
+        for step in 0..<60 {
+            let dirty = canvas.penMove(to: Point(x: rng.double(in: -10...160), y: rng.double(in: -10...110)))
+            let (rect, pixels) = canvas.compositeChanges(into: incremental)
+            #expect(rect.union(dirty) == rect || dirty.isEmpty, "step \(step)")
+            #expect(pixels <= rect.area)
+        }
+        let full = Framebuffer(size: size, layout: .rgbx)
+        canvas.composite(PixelRect(size: size), into: full)
+        #expect(incremental.rgbaImage() == full.rgbaImage())
+    }
+}
+
+struct GeometryTests {
+    @Test func unionAndIntersection() {
+        let a = PixelRect(x: 0, y: 0, width: 10, height: 10)
+        let b = PixelRect(x: 5, y: 8, width: 10, height: 10)
+        #expect(a.union(b) == PixelRect(x: 0, y: 0, width: 15, height: 18))
+        #expect(a.intersection(b) == PixelRect(x: 5, y: 8, width: 5, height: 2))
+        #expect(a.union(.empty) == a && PixelRect.empty.union(a) == a)
+        #expect(a.intersection(PixelRect(x: 10, y: 0, width: 3, height: 3)) == .empty)
+        #expect(PixelRect(x: 3, y: 3, width: 0, height: 9).area == 0)
+    }
+
+    @Test func layoutsFromVisualMasks() {
+        #expect(PixelLayout(redMask: 0xFF0000, greenMask: 0xFF00, blueMask: 0xFF, littleEndian: true) == .bgrx)
+        #expect(PixelLayout(redMask: 0xFF0000, greenMask: 0xFF00, blueMask: 0xFF, littleEndian: false) == .xrgb)
+        #expect(PixelLayout(redMask: 0xFF, greenMask: 0xFF00, blueMask: 0xFF0000, littleEndian: true) == .rgbx)
+        #expect(PixelLayout(redMask: 0xF800, greenMask: 0x7E0, blueMask: 0x1F, littleEndian: true) == nil)
+        #expect(PixelLayout.bgrx.padOffset == 3 && PixelLayout.xrgb.padOffset == 0)
+    }
+}
