@@ -159,7 +159,7 @@ public struct Trace: Equatable, Sendable {
 
     /// A plain decimal: optional sign, digits, optional fraction and exponent. No hex,
     /// no `nan`, no `inf`, nothing that overflows to infinity.
-    static func parseDecimal(_ field: Substring) -> Double? {
+    public static func parseDecimal(_ field: Substring) -> Double? {
         guard field.utf8.count <= 64 else { return nil }
         var sawDigit = false
         for (i, c) in field.utf8.enumerated() {
@@ -173,7 +173,8 @@ public struct Trace: Equatable, Sendable {
         return value
     }
 
-    static func parseSide(_ field: Substring) -> Int? {
+    /// A whole number from 1 to `maximumSide`, digits only.
+    public static func parseSide(_ field: Substring) -> Int? {
         guard field.utf8.count <= 6, field.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }),
               let value = Int(field), (1...maximumSide).contains(value) else { return nil }
         return value

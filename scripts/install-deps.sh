@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Installs what building and testing ScratchCard needs from Debian's packages, once:
+# a machine that already has them is left alone (no apt-get call at all).
+set -euo pipefail
+
+packages=(
+  pkg-config libx11-dev libxext-dev libpng-dev   # the C libraries behind CX11 and CPNG
+  xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop, xrdb, xwd
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq >/dev/null
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
