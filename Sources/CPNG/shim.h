@@ -14,6 +14,7 @@ static inline png_uint_32 cpng_format_rgb(void) { return PNG_FORMAT_RGB; }
 static inline png_uint_32 cpng_format_linear_rgb_alpha(void) { return PNG_FORMAT_LINEAR_RGB_ALPHA; }
 static inline png_uint_32 cpng_format_rgb_colormap(void) { return PNG_FORMAT_RGB_COLORMAP; }
 static inline png_uint_32 cpng_format_rgba_colormap(void) { return PNG_FORMAT_RGBA_COLORMAP; }
+static inline png_uint_32 cpng_format_flag_linear(void) { return PNG_FORMAT_FLAG_LINEAR; }
 static inline int cpng_failed(const png_image *image) { return PNG_IMAGE_FAILED(*image); }
 
 #endif

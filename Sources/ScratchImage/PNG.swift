@@ -74,6 +74,9 @@ public enum PNGFile {
                 return .failure(failure("image is \(width)x\(height), which has no pixels"))
             }
 
+            if image.format & cpng_format_flag_linear() != 0 {
+                return readDeep(&image, width: width, height: height, name: name)
+            }
             image.format = cpng_format_rgba()
             let count = width * height * 4
             var ok = false
@@ -89,6 +92,50 @@ public enum PNGFile {
             return .success(decoded)
         }
         return try result.get()
+    }
+
+    /// Finishes reading a 16-bit PNG. libpng 1.6's simplified reader garbles interlaced
+    /// 16-bit images when asked for 8-bit output (its 16-bit output is right), so such
+    /// files are read as 16-bit linear premultiplied RGBA and converted here:
+    /// unpremultiplied, then encoded with the inverse of the 2.2 power that libpng
+    /// used to linearise them, so the file's own values come back.
+    private static func readDeep(_ image: inout png_image, width: Int, height: Int, name: String) -> Result<RGBAImage, ImageError> {
+        image.format = cpng_format_linear_rgb_alpha()
+        let count = width * height * 4
+        var ok = false
+        let deep = [UInt16](unsafeUninitializedCapacity: count) { buffer, initialized in
+            ok = png_image_finish_read(&image, nil, buffer.baseAddress, 0, nil) != 0
+            if !ok { buffer.initialize(repeating: 0) }
+            initialized = count
+        }
+        if !ok { return .failure(ImageError(path: name, problem: damaged(message(of: &image)))) }
+        let encode = linearToEncoded
+        var pixels = [UInt8](repeating: 0, count: count)
+        deep.withUnsafeBufferPointer { src in
+            pixels.withUnsafeMutableBufferPointer { dst in
+                encode.withUnsafeBufferPointer { table in
+                    for i in stride(from: 0, to: count, by: 4) {
+                        let a = UInt32(src[i + 3])
+                        if a == 0 { continue }
+                        dst[i + 3] = UInt8((a * 255 + 32767) / 65535)
+                        for c in 0..<3 {
+                            // Straight linear value in 0...65535, rounded.
+                            let straight = Swift.min((UInt32(src[i + c]) * 65535 + a / 2) / a, 65535)
+                            dst[i + c] = table[Int(straight)]
+                        }
+                    }
+                }
+            }
+        }
+        guard let decoded = RGBAImage(size: PixelSize(width: width, height: height), bytes: pixels) else {
+            return .failure(ImageError(path: name, problem: "decoded to the wrong number of bytes"))
+        }
+        return .success(decoded)
+    }
+
+    /// 16-bit linear light to 8-bit, encoded with a 1/2.2 power.
+    private static let linearToEncoded: [UInt8] = (0...65535).map { v in
+        UInt8((pow(Double(v) / 65535, 1 / 2.2) * 255).rounded())
     }
 
     /// Encodes an image as an 8-bit RGBA PNG (`png_image_write_to_memory`).
