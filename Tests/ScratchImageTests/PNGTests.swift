@@ -207,3 +207,45 @@ struct PNGTests {
         #expect(error?.problem.contains("CRC") == false)
     }
 }
+
+@Suite("Interlaced fixtures made with ImageMagick")
+struct InterlacedFixtureTests {
+    static func load(_ name: String) throws -> RGBAImage {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "png", subdirectory: "Fixtures"))
+        let raw = try [UInt8](Data(contentsOf: url))
+        #expect(raw[28] == 1, "\(name) should be interlaced")
+        return try PNGFile.read(path: url.path)
+    }
+
+    /// 16-bit RGBA (read through the 16-bit path) agrees with the same picture saved
+    /// as 8-bit RGBA (read through libpng's 8-bit path) to within one level.
+    @Test func sixteenBitRGBAMatchesEightBit() throws {
+        let deep = try Self.load("rgba16-interlaced-6x5")
+        let shallow = try Self.load("rgba8-interlaced-6x5")
+        #expect(deep.size == PixelSize(width: 6, height: 5))
+        #expect(shallow.size == deep.size)
+        #expect(shallow[0, 0] == RGBA(r: 255, g: 0, b: 0, a: 255))
+        #expect(shallow[3, 1] == RGBA(r: 239, g: 0, b: 15, a: 204))
+        for y in 0..<5 {
+            for x in 0..<6 {
+                let a = deep[x, y], b = shallow[x, y]
+                let close = abs(Int(a.r) - Int(b.r)) <= 1 && abs(Int(a.g) - Int(b.g)) <= 1
+                    && abs(Int(a.b) - Int(b.b)) <= 1 && abs(Int(a.a) - Int(b.a)) <= 1
+                #expect(close, "at \(x),\(y): \(a) vs \(b)")
+            }
+        }
+    }
+
+    @Test func grayAlpha() throws {
+        let image = try Self.load("graya8-interlaced-6x5")
+        // Grey falls down the rows (255, 191, 127, 63, 0); alpha rises along them (x / 6).
+        let greys: [UInt8] = [255, 191, 127, 63, 0]
+        let alphas: [UInt8] = [0, 43, 85, 128, 170, 213]
+        for y in 0..<5 {
+            for x in 1..<6 {
+                #expect(image[x, y] == RGBA(r: greys[y], g: greys[y], b: greys[y], a: alphas[x]), "at \(x),\(y)")
+            }
+            #expect(image[0, y].a == 0)
+        }
+    }
+}
