@@ -240,12 +240,13 @@ public enum PNGFile {
         }
     }
 
-    /// A user-facing description of a libpng read error.
+    /// A user-facing description of a libpng read error: "truncated PNG" when the data
+    /// ran out, "damaged PNG" otherwise, with libpng's own words in brackets.
     static func damaged(_ libpngMessage: String) -> String {
         let lower = libpngMessage.lowercased()
-        let kind = lower.contains("eof") || lower.contains("read") || lower.contains("truncat")
-            || lower.contains("not enough") || lower.contains("too short")
-            ? "truncated or damaged PNG" : "damaged PNG"
+        let ranOut = lower.contains("end of data") || lower.contains("eof") || lower.contains("truncat")
+            || lower.contains("not enough")
+        let kind = ranOut ? "truncated PNG (the data ends too early)" : "damaged PNG"
         return libpngMessage.isEmpty ? kind : "\(kind) (libpng: \(libpngMessage))"
     }
 
