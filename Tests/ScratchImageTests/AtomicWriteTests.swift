@@ -102,6 +102,7 @@ struct AtomicWriteTests {
             }
             guard let back = FileManager.default.contents(atPath: path), [UInt8](back) == old else { exit(14) }
             if folder.contents != ["keep.bin"] { exit(15) }
+            try? FileManager.default.removeItem(atPath: folder.path)  // exit() skips deinit
             exit(0)
         }
     }
