@@ -31,9 +31,12 @@ let package = Package(
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore"]),
+        // Draws the built-in default card: swift run assetmaker Assets
+        .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
-        .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage"]),
+        .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG"],
+                    resources: [.copy("Fixtures")]),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore"]),
         .testTarget(name: "ScratchCardAppTests", dependencies: ["ScratchImage", "ScratchCore"]),
     ],

@@ -5,4 +5,16 @@
 
 #include <png.h>
 
+// Macros that Swift cannot import, as functions with one prefix.
+static inline png_uint_32 cpng_image_version(void) { return PNG_IMAGE_VERSION; }
+static inline png_uint_32 cpng_format_rgba(void) { return PNG_FORMAT_RGBA; }
+static inline png_uint_32 cpng_format_gray(void) { return PNG_FORMAT_GRAY; }
+static inline png_uint_32 cpng_format_ga(void) { return PNG_FORMAT_GA; }
+static inline png_uint_32 cpng_format_rgb(void) { return PNG_FORMAT_RGB; }
+static inline png_uint_32 cpng_format_linear_rgb_alpha(void) { return PNG_FORMAT_LINEAR_RGB_ALPHA; }
+static inline png_uint_32 cpng_format_rgb_colormap(void) { return PNG_FORMAT_RGB_COLORMAP; }
+static inline png_uint_32 cpng_format_rgba_colormap(void) { return PNG_FORMAT_RGBA_COLORMAP; }
+static inline png_uint_32 cpng_format_flag_linear(void) { return PNG_FORMAT_FLAG_LINEAR; }
+static inline int cpng_failed(const png_image *image) { return PNG_IMAGE_FAILED(*image); }
+
 #endif
