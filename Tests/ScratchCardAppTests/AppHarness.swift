@@ -1,0 +1,164 @@
+import Foundation
+@preconcurrency import Glibc
+import ScratchCore
+import ScratchImage
+import XvfbSupport
+
+/// Runs the built `scratchcard` executable as a user would, against a private Xvfb.
+enum App {
+    /// The executable beside the test bundle (swift build --build-tests builds both).
+    static var executable: String {
+        let bundleFolder = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+        return bundleFolder.appendingPathComponent("scratchcard").path
+    }
+
+    /// A folder for one test's files, removed by the caller.
+    static func scratchFolder() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("scratchcard-tests-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    /// A solid colour PNG.
+    static func solidPNG(_ colour: RGBA, size: PixelSize, in folder: URL, name: String) throws -> String {
+        let path = folder.appendingPathComponent(name).path
+        try PNGFile.write(RGBAImage(size: size, filledWith: colour), to: path)
+        return path
+    }
+}
+
+/// A running `scratchcard`, its output collected; killed when released.
+final class RunningApp {
+    let process = Process()
+    private let output = Pipe(), errors = Pipe()
+    private let outputData = LockedData(), errorData = LockedData()
+
+    init(_ arguments: [String], environment: [String: String]) throws {
+        process.executableURL = URL(fileURLWithPath: App.executable)
+        process.arguments = arguments
+        process.environment = environment
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        process.standardError = errors
+        let out = outputData, err = errorData
+        output.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
+        errors.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
+        output.fileHandleForReading.readabilityHandler = nil
+        errors.fileHandleForReading.readabilityHandler = nil
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    /// Waits for the exit (at most `timeout` s, then kills) and returns its status.
+    @discardableResult
+    func wait(timeout: Double = 10) -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(pid, SIGKILL) }
+        process.waitUntilExit()
+        // Let the readability handlers take the last bytes.
+        usleep(50_000)
+        return process.terminationStatus
+    }
+
+    var standardOutput: String { outputData.text }
+    var standardError: String { errorData.text }
+}
+
+/// Bytes appended from another thread.
+final class LockedData: @unchecked Sendable {
+    private var data = Data()
+    private let lock = NSLock()
+    func append(_ more: Data) { lock.lock(); data.append(more); lock.unlock() }
+    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+}
+
+/// Runs the program to its end with no X server at all (for bad-input cases).
+func runToExit(_ arguments: [String], timeout: Double = 10) throws -> (status: Int32, out: String, err: String) {
+    var environment = ProcessInfo.processInfo.environment
+    environment["DISPLAY"] = ":9999"        // nothing there: bad input must fail before any X
+    let app = try RunningApp(arguments, environment: environment)
+    let status = app.wait(timeout: timeout)
+    return (status, app.standardOutput, app.standardError)
+}
+
+extension Xvfb {
+    /// The id of the first window with WM_CLASS `scratchcard`, waiting for it to map.
+    func scratchcardWindow(timeout: Double = 10) throws -> UInt {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let text = try? run("xdotool", ["search", "--onlyvisible", "--classname", "scratchcard"]),
+               let id = text.split(separator: "\n").first.flatMap({ UInt($0) }) {
+                return id
+            }
+            usleep(50_000)
+        }
+        throw XvfbError("no scratchcard window appeared within \(timeout) s")
+    }
+
+    /// A press at `from`, moves through `path`, a release: real input through XTest.
+    func drag(window: UInt, from start: (Int, Int), through path: [(Int, Int)]) throws {
+        try xdotool("mousemove", "--window", "\(window)", "\(start.0)", "\(start.1)")
+        try xdotool("mousedown", "1")
+        for (x, y) in path { try xdotool("mousemove", "--window", "\(window)", "\(x)", "\(y)") }
+        try xdotool("mouseup", "1")
+    }
+
+    /// What the window shows, read back from the server with xwd.
+    func capture(window: UInt) throws -> RGBAImage {
+        let data = try runData("xwd", ["-id", "\(window)", "-silent"])
+        return try XWD.decode(data)
+    }
+
+    /// Like `run`, for binary output.
+    func runData(_ program: String, _ arguments: [String]) throws -> Data {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/\(program)")
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw XvfbError("\(program) failed") }
+        return data
+    }
+}
+
+/// Just enough of the XWD format (X Window Dump, version 7) for 24/32-bit TrueColor.
+enum XWD {
+    static func decode(_ data: Data) throws -> RGBAImage {
+        let bytes = [UInt8](data)
+        func field(_ i: Int) -> Int {
+            let o = i * 4
+            return Int(bytes[o]) << 24 | Int(bytes[o + 1]) << 16 | Int(bytes[o + 2]) << 8 | Int(bytes[o + 3])
+        }
+        guard bytes.count >= 100, field(1) == 7 else { throw XvfbError("not an XWD v7 dump") }
+        let headerSize = field(0), width = field(4), height = field(5), byteOrder = field(7)
+        let bitsPerPixel = field(11), bytesPerLine = field(12)
+        let redMask = field(14), greenMask = field(15), blueMask = field(16), colours = field(19)
+        guard bitsPerPixel == 32 else { throw XvfbError("XWD with \(bitsPerPixel) bits per pixel") }
+        let start = headerSize + colours * 12
+        guard bytes.count >= start + bytesPerLine * height else { throw XvfbError("XWD too short") }
+        func shift(_ mask: Int) -> Int { mask == 0 ? 0 : mask.trailingZeroBitCount }
+        var image = RGBAImage(size: PixelSize(width: width, height: height), filledWith: .black)
+        for y in 0..<height {
+            for x in 0..<width {
+                let o = start + y * bytesPerLine + x * 4
+                let b0 = Int(bytes[o]), b1 = Int(bytes[o + 1]), b2 = Int(bytes[o + 2]), b3 = Int(bytes[o + 3])
+                let pixel = byteOrder == 0 ? (b3 << 24 | b2 << 16 | b1 << 8 | b0) : (b0 << 24 | b1 << 16 | b2 << 8 | b3)
+                image[x, y] = RGBA(r: UInt8((pixel & redMask) >> shift(redMask)),
+                                   g: UInt8((pixel & greenMask) >> shift(greenMask)),
+                                   b: UInt8((pixel & blueMask) >> shift(blueMask)))
+            }
+        }
+        return image
+    }
+}

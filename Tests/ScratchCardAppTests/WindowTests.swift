@@ -1,0 +1,256 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import XvfbSupport
+
+/// The program as a user meets it: a real window on a private Xvfb, real input through
+/// XTest (xdotool), real pixels read back from the server (xwd).
+@Suite(.serialized) struct WindowTests {
+    static let coverColour = RGBA(r: 200, g: 200, b: 200)
+    static let prizeColour = RGBA(r: 20, g: 60, b: 220)
+    static let cardSize = PixelSize(width: 300, height: 200)
+
+    /// The colour a mask value shows, by DESIGN.md's formula.
+    static func blended(_ m: Int) -> RGBA {
+        func mix(_ c: UInt8, _ p: UInt8) -> UInt8 { UInt8(((Double(c) * Double(255 - m) + Double(p) * Double(m)) / 255).rounded()) }
+        return RGBA(r: mix(coverColour.r, prizeColour.r), g: mix(coverColour.g, prizeColour.g), b: mix(coverColour.b, prizeColour.b))
+    }
+
+    /// A solid cover over a solid prize, in a fresh folder.
+    struct Card {
+        let folder: URL
+        let cover: String
+        let prize: String
+        init() throws {
+            folder = try App.scratchFolder()
+            cover = try App.solidPNG(WindowTests.coverColour, size: WindowTests.cardSize, in: folder, name: "cover.png")
+            prize = try App.solidPNG(WindowTests.prizeColour, size: WindowTests.cardSize, in: folder, name: "prize.png")
+        }
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+        var arguments: [String] { ["--cover", cover, "--prize", prize] }
+    }
+
+    /// Drags along row 100 from x = 50 to x = 250 and returns the window's pixels once
+    /// the stroke is on screen.
+    func dragAcross(_ server: Xvfb, window: UInt) throws -> RGBAImage {
+        try server.drag(window: window, from: (50, 100), through: [(250, 100)])
+        return try waitForPixels(server, window: window) { $0[150, 100] == Self.prizeColour && $0[245, 100] == Self.prizeColour }
+    }
+
+    func waitForPixels(_ server: Xvfb, window: UInt, timeout: Double = 5, until done: (RGBAImage) -> Bool) throws -> RGBAImage {
+        let deadline = Date().addingTimeInterval(timeout)
+        var image = try server.capture(window: window)
+        while !done(image) && Date() < deadline {
+            usleep(30_000)
+            image = try server.capture(window: window)
+        }
+        return image
+    }
+
+    /// Half the width of the revealed band at x = 150: the rows above and below the path
+    /// that show the whole prize.
+    func bandHalfWidth(_ image: RGBAImage) -> Int {
+        var d = 0
+        while 100 + d + 1 < image.height && image[150, 100 + d + 1] == Self.prizeColour { d += 1 }
+        return d
+    }
+
+    @Test("dragging reveals the prize along the path, with a smooth edge, and nothing far away")
+    func dragReveals() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        let before = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        #expect(before.size == Self.cardSize)
+        #expect(before[150, 100] == Self.coverColour)
+
+        let image = try dragAcross(server, window: window)
+        // Radius 10 px around the row centre y = 100.5: rows 91...109 lie within 9.5
+        // (coverage 1); rows 90 and 110 at distance 10 (coverage 0.5); 89 and 111 outside.
+        for y in 91...109 { #expect(image[150, y] == Self.prizeColour, "row \(y)") }
+        #expect(image[150, 110] == Self.blended(128))
+        #expect(image[150, 90] == Self.blended(128))
+        #expect(image[150, 111] == Self.coverColour)
+        #expect(image[150, 89] == Self.coverColour)
+        // Round caps: beyond the end points by more than the radius nothing changed.
+        #expect(image[38, 100] == Self.coverColour && image[262, 100] == Self.coverColour)
+        #expect(image[41, 100] == Self.prizeColour && image[259, 100] == Self.prizeColour)
+        // Far away, untouched.
+        for (x, y) in [(0, 0), (299, 199), (150, 20), (150, 180), (10, 100)] {
+            #expect(image[x, y] == Self.coverColour, "(\(x), \(y))")
+        }
+        try server.xdotool("key", "--window", "\(window)", "q")
+        #expect(app.wait() == 0)
+    }
+
+    @Test("a 192 dpi screen doubles the band; Xft.dpi wins over the screen; --scale wins over both")
+    func dpiScalesTheBrush() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480, dpi: 192); defer { server.stop() }
+
+        func bandWith(_ extra: [String]) throws -> (Int, String) {
+            let app = try RunningApp(card.arguments + ["--brush", "10", "--verbose"] + extra, environment: server.environment)
+            let window = try server.scratchcardWindow()
+            _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+            let image = try dragAcross(server, window: window)
+            try server.xdotool("key", "--window", "\(window)", "Escape")
+            #expect(app.wait() == 0)
+            return (bandHalfWidth(image), app.standardError)
+        }
+
+        let (physical, physicalLog) = try bandWith([])
+        #expect(physical == 19, "10 pt at 192 dpi is 20 px: rows within 19.5 show the prize")
+        #expect(physicalLog.contains("screen dpi"), "\(physicalLog)")
+
+        try server.xrdb(merge: "Xft.dpi: 144\n")
+        let (xft, xftLog) = try bandWith([])
+        #expect(xft == 14, "Xft.dpi 144 makes 10 pt 15 px")
+        #expect(xftLog.contains("Xft.dpi"), "\(xftLog)")
+
+        let (option, optionLog) = try bandWith(["--scale", "1"])
+        #expect(option == 9)
+        #expect(optionLog.contains("option"), "\(optionLog)")
+    }
+
+    @Test("without MIT-SHM the window still draws, through XPutImage")
+    func withoutSharedMemory() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480, extraArguments: ["-extension", "MIT-SHM"]); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--verbose"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        let image = try dragAcross(server, window: window)
+        #expect(image[150, 100] == Self.prizeColour)
+        #expect(bandHalfWidth(image) == 9)
+        try server.xdotool("key", "--window", "\(window)", "q")
+        #expect(app.wait() == 0)
+        #expect(app.standardError.contains("XPutImage"), "\(app.standardError)")
+    }
+
+    @Test("--no-shm draws the same pixels as shared memory")
+    func noShmOption() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        var images: [RGBAImage] = []
+        for extra in [[], ["--no-shm"]] {
+            let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"] + extra, environment: server.environment)
+            let window = try server.scratchcardWindow()
+            _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+            images.append(try dragAcross(server, window: window))
+            try server.xdotool("key", "--window", "\(window)", "q")
+            #expect(app.wait() == 0)
+        }
+        #expect(images[0] == images[1])
+    }
+
+    /// This machine's System V segments created by `pid`: (mode, marked for removal).
+    func segments(of pid: Int32) throws -> [(mode: Int, key: Int)] {
+        let text = try String(contentsOfFile: "/proc/sysvipc/shm", encoding: .utf8)
+        return text.split(separator: "\n").dropFirst().compactMap { line in
+            let f = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard f.count > 6, Int32(f[4]) == pid, let key = Int(f[0]), let mode = Int(f[2], radix: 8) else { return nil }
+            return (mode, key)
+        }
+    }
+
+    @Test("shared memory is private (0600), already marked for removal, and gone after kill -9")
+    func sharedMemoryLifetime() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--verbose"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try dragAcross(server, window: window)
+        let mine = try segments(of: app.pid)
+        #expect(mine.count >= 1, "the window draws through MIT-SHM: \(app.standardError)")
+        for segment in mine {
+            #expect(segment.mode & 0o777 == 0o600)
+            #expect(segment.key == 0, "IPC_RMID marks a segment's key private at once")
+        }
+        kill(app.pid, SIGKILL)
+        app.wait()
+        // The server detaches when it notices the client is gone.
+        let deadline = Date().addingTimeInterval(5)
+        while try !segments(of: app.pid).isEmpty && Date() < deadline { usleep(20_000) }
+        #expect(try segments(of: app.pid).isEmpty)
+    }
+
+    @Test("when the X server dies the program ends with exit 1 and a message")
+    func serverDies() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480)
+        let app = try RunningApp(card.arguments, environment: server.environment)
+        let window = try server.scratchcardWindow()
+        try server.xdotool("mousemove", "--window", "\(window)", "20", "20")
+        try server.xdotool("mousedown", "1")
+        server.stop()
+        #expect(app.wait() == 1)
+        #expect(app.standardError.contains("lost the connection to the X server"), "\(app.standardError)")
+    }
+
+    @Test("after the window was unmapped and mapped again, Expose repaints the scratched state")
+    func exposeRepaints() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        let scratched = try dragAcross(server, window: window)
+        try server.xdotool("windowunmap", "--sync", "\(window)")
+        try server.xdotool("windowmap", "--sync", "\(window)")
+        let again = try waitForPixels(server, window: window) { $0 == scratched }
+        #expect(again == scratched)
+        try server.xdotool("key", "--window", "\(window)", "q")
+        #expect(app.wait() == 0)
+    }
+
+    @Test("--stats after a drag: puts far smaller than the window, and latency percentiles")
+    func stats() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--stats"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        try server.drag(window: window, from: (50, 100), through: (0..<20).map { (60 + $0 * 10, 100 + ($0 % 2) * 4) })
+        _ = try waitForPixels(server, window: window) { $0[245, 100] == Self.prizeColour }
+        try server.xdotool("key", "--window", "\(window)", "q")
+        #expect(app.wait() == 0)
+        let fields = Dictionary(uniqueKeysWithValues: app.standardOutput.split(separator: " ").compactMap { pair -> (String, String)? in
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            return kv.count == 2 ? (String(kv[0]), String(kv[1]).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
+        })
+        let events = Int(fields["events"] ?? "") ?? 0
+        let repaints = Int(fields["repaints"] ?? "") ?? 0
+        let pixelsPut = Int(fields["pixels_put"] ?? "") ?? -1
+        #expect(events == 21, "\(app.standardOutput)")
+        #expect(repaints >= 2)
+        let windowArea = Self.cardSize.pixelCount
+        // The first put is the whole window; the strokes after it put only their bands.
+        #expect(pixelsPut > 0 && pixelsPut - windowArea < windowArea / 2, "\(app.standardOutput)")
+        #expect(Int(fields["latency_p50_us"] ?? "") != nil && Int(fields["latency_p99_us"] ?? "") != nil, "\(app.standardOutput)")
+    }
+
+    @Test("--record writes the gesture as a trace that render replays to the same card")
+    func recordAndRender() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let tracePath = card.folder.appendingPathComponent("gesture.trace").path
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--record", tracePath],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        let shown = try dragAcross(server, window: window)
+        try server.xdotool("key", "--window", "\(window)", "q")
+        #expect(app.wait() == 0)
+        let trace = try Trace.load(path: tracePath)
+        #expect(trace.canvas == Self.cardSize)
+        #expect(trace.records.first == .brush(10))
+        #expect(trace.eventCount == 2)
+
+        let out = card.folder.appendingPathComponent("render.png").path
+        let result = try runToExit(["render", "--trace", tracePath, "--out", out] + card.arguments)
+        #expect(result.status == 0, "\(result.err)")
+        let rendered = try ScratchImageReader.read(out)
+        #expect(rendered == shown)
+    }
+}
