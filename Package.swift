@@ -34,7 +34,9 @@ let package = Package(
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage"]),
-        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore"]),
+        // A private Xvfb for the X11 tests: started per test, always stopped.
+        .target(name: "XvfbSupport", path: "Tests/XvfbSupport"),
+        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "XvfbSupport"]),
         .testTarget(name: "ScratchCardAppTests", dependencies: ["ScratchImage", "ScratchCore"]),
     ],
     swiftLanguageModes: [.v6]
