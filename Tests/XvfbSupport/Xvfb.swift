@@ -25,12 +25,14 @@ public final class Xvfb {
         env.removeValue(forKey: "XAUTHORITY")
         return env
     }
-    private let process: Process
+    /// The server's process id; we spawn and reap it ourselves.
+    public let pid: pid_t
+    private var exited = false
 
-    /// Starts `Xvfb :N -screen 0 WxHxD -nolisten tcp -dpi DPI extra…` on the first free
-    /// N from a random start (no /tmp/.X11-unix/XN socket, no /tmp/.XN-lock), trying
-    /// other numbers if it exits at once, and waits (at most `timeout` seconds) until
-    /// its socket accepts connections.
+    /// Starts `Xvfb :N -screen 0 WxHxD -nolisten tcp -noreset -dpi DPI extra…` on the
+    /// first free N from a start that depends on our pid (no /tmp/.X11-unix/XN socket,
+    /// no /tmp/.XN-lock), trying the next numbers if it exits at once, and waits (at
+    /// most `timeout` seconds) until its socket accepts connections.
     public init(width: Int = 640, height: Int = 480, depth: Int = 24, dpi: Int? = nil,
                 extraArguments: [String] = [], timeout: Double = 10) throws {
         guard let executable = Xvfb.find("Xvfb") else { throw XvfbError("Xvfb is not installed") }
@@ -42,24 +44,19 @@ public final class Xvfb {
                              "-noreset"]
             if let dpi { arguments += ["-dpi", "\(dpi)"] }
             arguments += extraArguments
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-            process.standardInput = FileHandle.nullDevice
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            if Xvfb.waitForSocket(display: candidate, process: process, timeout: timeout) {
+            let pid = try Xvfb.spawn(executable, arguments)
+            switch Xvfb.waitForSocket(display: candidate, pid: pid, timeout: timeout) {
+            case .ready:
                 self.displayNumber = candidate
-                self.process = process
+                self.pid = pid
                 return
-            }
-            if process.isRunning {
-                process.terminate()
-                process.waitUntilExit()
+            case .exited(let status):
+                lastProblem = "Xvfb :\(candidate) exited at once (wait status \(status))"
+            case .timedOut:
                 lastProblem = "Xvfb :\(candidate) did not accept connections within \(timeout) s"
-            } else {
-                lastProblem = "Xvfb :\(candidate) exited with status \(process.terminationStatus)"
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
             }
             candidate += 1
         }
@@ -68,18 +65,63 @@ public final class Xvfb {
 
     deinit { stop() }
 
-    /// Stops the server: SIGTERM, then SIGKILL if it has not gone within 5 s.
+    /// Stops the server: SIGTERM (it removes its socket and lock file), then SIGKILL if
+    /// it has not gone within 5 s; reaps it; removes a socket or lock it left behind.
     public func stop() {
-        guard process.isRunning else { return }
-        process.terminate()
+        guard !exited else { return }
+        exited = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
         let deadline = Date().addingTimeInterval(5)
-        while process.isRunning && Date() < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        var reaped = false
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
+            usleep(5_000)
+        }
+        if !reaped {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        // A lock naming our server is stale now.
+        let lock = "/tmp/.X\(displayNumber)-lock"
+        if let text = try? String(contentsOfFile: lock, encoding: .utf8),
+           Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) == Int(pid) {
+            unlink(lock)
+            unlink("/tmp/.X11-unix/X\(displayNumber)")
+        }
     }
 
     /// Whether the server is still running.
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool {
+        !exited && kill(pid, 0) == 0
+    }
+
+    /// posix_spawn with /dev/null for standard input, output and error, and default
+    /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
+    static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, Int32(fd), "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), defaults = sigset_t()
+        sigemptyset(&empty)
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw XvfbError("cannot start Xvfb: \(String(cString: strerror(result)))") }
+        return pid
+    }
 
     /// Runs `program` with `arguments` against this server (no shell) and returns its
     /// standard output. Throws when it cannot start or exits with a non-zero status.
@@ -144,14 +186,17 @@ public final class Xvfb {
 
     /// Polls until a connect() to the server's Unix socket succeeds, the process exits,
     /// or the timeout passes.
-    static func waitForSocket(display: Int, process: Process, timeout: Double) -> Bool {
+    enum Start { case ready, exited(Int32), timedOut }
+
+    static func waitForSocket(display: Int, pid: pid_t, timeout: Double) -> Start {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            guard process.isRunning else { return false }
-            if canConnect(path: "/tmp/.X11-unix/X\(display)") { return true }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return .exited(status) }   // the number was taken?
+            if canConnect(path: "/tmp/.X11-unix/X\(display)") { return .ready }
             usleep(20_000)
         }
-        return false
+        return .timedOut
     }
 
     static func canConnect(path: String) -> Bool {
