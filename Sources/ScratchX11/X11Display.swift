@@ -144,3 +144,19 @@ public final class X11Display {
     /// Interns an atom (`XInternAtom`).
     func atom(_ name: String) -> Atom { XInternAtom(handle, name, 0) }
 }
+
+extension X11Display {
+    /// Sends what a window manager sends when the user closes a window: a WM_PROTOCOLS
+    /// ClientMessage carrying WM_DELETE_WINDOW (`XSendEvent`). Internal, for tests.
+    func sendDeleteWindowRequest(to windowID: UInt) {
+        var event = XEvent()
+        event.xclient.type = ClientMessage
+        event.xclient.window = Window(windowID)
+        event.xclient.message_type = atom("WM_PROTOCOLS")
+        event.xclient.format = 32
+        event.xclient.data.l.0 = Int(atom("WM_DELETE_WINDOW"))
+        event.xclient.data.l.1 = Int(CurrentTime)
+        XSendEvent(handle, Window(windowID), 0, NoEventMask, &event)
+        flush()
+    }
+}

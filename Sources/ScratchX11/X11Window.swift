@@ -13,6 +13,9 @@ import ScratchCore
 ///         // draw once
 ///     }
 ///
+/// `nextEvents` reads the display's whole queue and keeps only this window's events:
+/// use one window per display connection.
+///
 /// It has no background (`background_pixmap` None), so the server never clears it
 /// before an Expose: what was shown stays until we repaint, without flicker.
 public final class X11Window {

@@ -192,6 +192,19 @@ import XvfbSupport
         #expect(waited >= 0.19 && waited < 2, "waited \(waited) s")
     }
 
+    @Test func windowManagerCloseBecomesCloseRequested() throws {
+        let server = try Xvfb()
+        defer { server.stop() }
+        let display = try X11Display(name: server.displayName)
+        let window = try X11Window(display: display, size: PixelSize(width: 10, height: 10), title: "t")
+        #expect(window.map())
+        _ = window.nextEvents(timeout: 0)
+        // Another client, as a window manager would be.
+        let manager = try X11Display(name: server.displayName)
+        manager.sendDeleteWindowRequest(to: window.windowID)
+        #expect(collect(window) { $0.contains(.closeRequested) } == [.closeRequested])
+    }
+
     // MARK: input
 
     @Test func pointerEventsArriveAtPixelCentres() throws {
