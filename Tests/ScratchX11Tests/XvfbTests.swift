@@ -350,6 +350,26 @@ import XvfbSupport
         #expect(try window.readPixels(PixelRect(x: 0, y: 0, width: 50, height: 40)) == expected)
     }
 
+    @Test func overTCPTheAttachIsRefusedAndTrappedAndItFallsBack() throws {
+        // Over TCP the server cannot see our uid, and refuses a 0600 segment: the
+        // ordinary case of the fallback (DESIGN.md). The refusal is trapped, not reported.
+        let server = try Xvfb(extraArguments: ["-listen", "tcp"])
+        defer { server.stop() }
+        let display = try X11Display(name: "127.0.0.1\(server.displayName)")
+        #expect(display.hasSharedMemory, "the extension is advertised")
+        let size = PixelSize(width: 24, height: 16)
+        let window = try X11Window(display: display, size: size, title: "t")
+        #expect(window.map())
+        _ = window.nextEvents(timeout: 0)
+        let surface = try WindowSurface(window: window, size: size, useSharedMemory: true)
+        #expect(!surface.usesSharedMemory)
+        #expect(surface.fallbackReason?.contains("XShmAttach") == true, "\(surface.fallbackReason ?? "nil")")
+        let expected = paintPattern(surface.framebuffer, seed: 7)
+        presentAndWait(surface, PixelRect(size: size))
+        #expect(try window.readPixels(PixelRect(size: size)) == expected)
+        #expect(try ourSegments().isEmpty, "the refused segment is gone")
+    }
+
     @Test func readingAHiddenWindowIsATrappedError() throws {
         let server = try Xvfb()
         defer { server.stop() }
@@ -360,13 +380,30 @@ import XvfbSupport
 
     // MARK: lost connection
 
+    @Test func unexpectedXErrorsAreReportedAndTheProgramGoesOn() async throws {
+        let result = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let server = try! Xvfb()
+            do {
+                let display = try! X11Display(name: server.displayName)
+                display.sendDeleteWindowRequest(to: 0x7FFF_0001)   // no such window: BadWindow
+                display.sync()
+            }   // closed while the server still runs
+            server.stop()
+        }
+        let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(errors.contains("scratchcard: X error: BadWindow"), "\(errors)")
+        #expect(errors.contains("request 25.0"), "XSendEvent is request 25: \(errors)")
+    }
+
     @Test func losingTheServerExitsWithStatusOne() async throws {
-        await #expect(processExitsWith: .exitCode(1)) {
+        let result = await #expect(processExitsWith: .exitCode(1), observing: [\.standardErrorContent]) {
             let server = try! Xvfb()
             let display = try! X11Display(name: server.displayName)
             let window = try! X11Window(display: display, size: PixelSize(width: 10, height: 10), title: "t")
             server.stop()
             while true { _ = window.nextEvents(timeout: 1) }
         }
+        let errors = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(errors.contains("scratchcard: lost the connection to the X server"), "\(errors)")
     }
 }
