@@ -37,8 +37,11 @@ let package = Package(
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG"],
                     resources: [.copy("Fixtures")]),
-        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore"]),
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["ScratchImage", "ScratchCore"]),
+        // A private Xvfb for the X11 tests: started per test, always stopped.
+        .target(name: "XvfbSupport", path: "Tests/XvfbSupport"),
+        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "XvfbSupport"]),
+        // The program as a user meets it; needs the scratchcard executable built beside it.
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,9 +7,50 @@
 #include <X11/Xlib.h>
 #include <X11/Xutil.h>
 #include <X11/Xresource.h>
+#include <X11/Xatom.h>
 #include <X11/keysym.h>
 #include <X11/extensions/XShm.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
+#include <stddef.h>
+
+// Display macros (Xlib.h).
+static inline int cx11_connection_number(Display *d) { return ConnectionNumber(d); }
+static inline int cx11_default_screen(Display *d) { return DefaultScreen(d); }
+static inline Window cx11_root_window(Display *d) { return DefaultRootWindow(d); }
+static inline Visual *cx11_default_visual(Display *d) { return DefaultVisual(d, DefaultScreen(d)); }
+static inline int cx11_default_depth(Display *d) { return DefaultDepth(d, DefaultScreen(d)); }
+static inline int cx11_display_width(Display *d) { return DisplayWidth(d, DefaultScreen(d)); }
+static inline int cx11_display_height(Display *d) { return DisplayHeight(d, DefaultScreen(d)); }
+static inline int cx11_display_width_mm(Display *d) { return DisplayWidthMM(d, DefaultScreen(d)); }
+static inline int cx11_display_height_mm(Display *d) { return DisplayHeightMM(d, DefaultScreen(d)); }
+static inline int cx11_image_byte_order(Display *d) { return ImageByteOrder(d); }
+static inline unsigned long cx11_black_pixel(Display *d) { return BlackPixel(d, DefaultScreen(d)); }
+
+// Visual.class is a C++ keyword in disguise (`c_class` there): read it here.
+static inline int cx11_visual_class(const Visual *v) {
+#if defined(__cplusplus) || defined(c_plusplus)
+    return v->c_class;
+#else
+    return v->class;
+#endif
+}
+
+// XImage macros (Xutil.h).
+static inline int cx11_destroy_image(XImage *image) { return XDestroyImage(image); }
+static inline unsigned long cx11_get_pixel(XImage *image, int x, int y) { return XGetPixel(image, x, y); }
+
+// System V shared memory for MIT-SHM. The segment is private to our uid: mode 0600,
+// never 0777 (DESIGN.md). IPC_PRIVATE is a cast macro that Swift cannot import.
+static inline int cx11_shm_create_private(size_t size) {
+    return shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
+}
+// shmat's failure value is (void *)-1: turn it into NULL.
+static inline void *cx11_shm_attach(int shmid) {
+    void *address = shmat(shmid, NULL, 0);
+    return address == (void *)-1 ? NULL : address;
+}
+// Marks the segment for removal: it goes away when the last process detaches.
+static inline int cx11_shm_mark_removed(int shmid) { return shmctl(shmid, IPC_RMID, NULL); }
 
 #endif

@@ -1,1 +1,0 @@
-// The display connection, window, framebuffers, input, DPI: see DESIGN.md.

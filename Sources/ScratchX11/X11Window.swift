@@ -1,0 +1,275 @@
+@preconcurrency import Glibc
+import CX11
+import ScratchCore
+
+/// A top-level window on the default screen (`XCreateWindow` with the default visual),
+/// destroyed when released (`XDestroyWindow`).
+///
+///     let window = try X11Window(display: display, size: PixelSize(width: 800, height: 600),
+///                                title: "Scratch card")
+///     window.map()
+///     while running {
+///         for event in window.nextEvents(timeout: nil) { … }   // a whole burst
+///         // draw once
+///     }
+///
+/// `nextEvents` reads the display's whole queue and keeps only this window's events:
+/// use one window per display connection.
+///
+/// It has no background (`background_pixmap` None), so the server never clears it
+/// before an Expose: what was shown stays until we repaint, without flicker.
+public final class X11Window {
+    public let display: X11Display
+    let handle: Window
+    /// The window's id, as xdotool and xprop take it.
+    public var windowID: UInt { UInt(handle) }
+    /// The window's size, following ConfigureNotify events.
+    public private(set) var size: PixelSize
+
+    private let wmProtocols: Atom
+    private let wmDeleteWindow: Atom
+    private let shmEventBase: Int32?
+    /// Events read while waiting in `map()`, returned first by `nextEvents`.
+    private var backlog: [WindowEvent] = []
+    /// Set by the first MapNotify.
+    private var sawMapNotify = false
+    /// Surfaces drawing into this window, told about their MIT-SHM completions.
+    private var surfaces: [WeakSurface] = []
+
+    /// The events the window listens to.
+    static let eventMask: Int = ExposureMask | ButtonPressMask | ButtonReleaseMask | PointerMotionMask
+        | KeyPressMask | StructureNotifyMask
+
+    /// Creates the window (`XCreateWindow`), names it (WM_NAME through `XStoreName`,
+    /// _NET_WM_NAME as UTF8_STRING through `XChangeProperty`), sets WM_CLASS to
+    /// `className` for both instance and class (`XSetClassHint`), and asks for
+    /// WM_DELETE_WINDOW (`XSetWMProtocols`). It is not mapped yet: see `map()`.
+    public init(display: X11Display, size: PixelSize, title: String,
+                className: String = "scratchcard") throws(X11Error) {
+        guard size.width > 0, size.height > 0, size.width <= 32767, size.height <= 32767 else {
+            throw .windowCreationFailed("size \(size) is out of range")
+        }
+        self.display = display
+        self.size = size
+        let d = display.handle
+        var attributes = XSetWindowAttributes()
+        attributes.background_pixmap = Pixmap(None)
+        attributes.border_pixel = cx11_black_pixel(d)
+        attributes.bit_gravity = NorthWestGravity
+        attributes.event_mask = Self.eventMask
+        let mask = UInt(CWBackPixmap | CWBorderPixel | CWBitGravity | CWEventMask)
+        let (window, error) = trapErrors(d) {
+            XCreateWindow(d, display.rootWindow, 0, 0, UInt32(size.width), UInt32(size.height), 0,
+                          display.depth, UInt32(InputOutput), display.visual, mask, &attributes)
+        }
+        guard window != 0, error == 0 else {
+            throw .windowCreationFailed(error == 0 ? "XCreateWindow returned 0" : errorText(d, code: error))
+        }
+        handle = window
+
+        XStoreName(d, window, title)
+        let utf8 = Array(title.utf8)
+        XChangeProperty(d, window, display.atom("_NET_WM_NAME"), display.atom("UTF8_STRING"), 8,
+                        PropModeReplace, utf8, Int32(utf8.count))
+        className.withCString { name in
+            let copy = strdup(name)
+            defer { free(copy) }
+            var hint = XClassHint(res_name: copy, res_class: copy)
+            XSetClassHint(d, window, &hint)
+        }
+        wmProtocols = display.atom("WM_PROTOCOLS")
+        wmDeleteWindow = display.atom("WM_DELETE_WINDOW")
+        var protocols = [wmDeleteWindow]
+        XSetWMProtocols(d, window, &protocols, 1)
+        shmEventBase = display.hasSharedMemory ? XShmGetEventBase(d) : nil
+        display.flush()
+    }
+
+    deinit {
+        XDestroyWindow(display.handle, handle)
+        display.flush()
+    }
+
+    /// Maps the window (`XMapWindow`) and waits, at most `timeout` seconds, until the
+    /// server has shown it (the first Expose, or MapNotify). The events read meanwhile
+    /// are kept and come first from `nextEvents`. Returns false on timeout.
+    @discardableResult
+    public func map(timeout: Double = 5) -> Bool {
+        XMapWindow(display.handle, handle)
+        display.flush()
+        let deadline = monotonicSeconds() + timeout
+        while true {
+            let events = nextEvents(timeout: max(0, deadline - monotonicSeconds()))
+            backlog.append(contentsOf: events)
+            if events.contains(where: { if case .expose = $0 { true } else { false } }) { return true }
+            if monotonicSeconds() >= deadline { return sawMapNotify }
+        }
+    }
+
+    /// Unmaps the window (`XUnmapWindow`).
+    public func unmap() {
+        XUnmapWindow(display.handle, handle)
+        display.flush()
+    }
+
+    /// Waits for events and returns every one that has arrived, translated, in order.
+    ///
+    /// When none is pending, `poll()`s the connection for up to `timeout` seconds (nil:
+    /// forever; 0: not at all); then drains the queue (`XPending`, `XNextEvent`), so a
+    /// burst of motion becomes one call and one repaint. Returns [] on timeout.
+    /// MIT-SHM completions also reach the surface that sent the put (`handleCompletion`).
+    public func nextEvents(timeout: Double?) -> [WindowEvent] {
+        let d = display.handle
+        var events = backlog
+        backlog = []
+        if events.isEmpty && XPending(d) == 0 {
+            var descriptor = pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            let milliseconds: Int32 = if let timeout {
+                Int32(min(max(0, (timeout * 1000).rounded(.up)), Double(Int32.max)))
+            } else { -1 }
+            _ = poll(&descriptor, 1, milliseconds)   // EINTR or timeout: whatever is pending
+        }
+        var event = XEvent()
+        while XPending(d) > 0 {
+            XNextEvent(d, &event)
+            if let translated = translate(&event) { events.append(translated) }
+        }
+        return events
+    }
+
+    /// One Xlib event as a WindowEvent, or nil for events of no interest.
+    private func translate(_ event: inout XEvent) -> WindowEvent? {
+        let type = event.type
+        if let base = shmEventBase, type == base + ShmCompletion {
+            let segment = withUnsafePointer(to: &event) {
+                $0.withMemoryRebound(to: XShmCompletionEvent.self, capacity: 1) { $0.pointee.shmseg }
+            }
+            surfaces.removeAll { $0.surface == nil }
+            for entry in surfaces { entry.surface?.handleCompletion(segment: segment) }
+            return .putCompleted
+        }
+        switch type {
+        case ButtonPress, ButtonRelease:
+            let b = event.xbutton
+            guard b.window == handle else { return nil }
+            let at = Point(x: Double(b.x) + 0.5, y: Double(b.y) + 0.5)
+            return type == ButtonPress ? .press(button: Int(b.button), at: at, time: UInt(b.time))
+                : .release(button: Int(b.button), at: at, time: UInt(b.time))
+        case MotionNotify:
+            let m = event.xmotion
+            guard m.window == handle else { return nil }
+            return .motion(at: Point(x: Double(m.x) + 0.5, y: Double(m.y) + 0.5), time: UInt(m.time))
+        case Expose:
+            let e = event.xexpose
+            guard e.window == handle else { return nil }
+            return .expose(PixelRect(x: Int(e.x), y: Int(e.y), width: Int(e.width), height: Int(e.height)))
+        case ConfigureNotify:
+            let c = event.xconfigure
+            guard c.window == handle else { return nil }
+            let new = PixelSize(width: Int(c.width), height: Int(c.height))
+            guard new != size else { return nil }
+            size = new
+            return .resized(new)
+        case MapNotify:
+            if event.xmap.window == handle { sawMapNotify = true }
+            return nil
+        case KeyPress:
+            guard event.xkey.window == handle else { return nil }
+            let keysym = XLookupKeysym(&event.xkey, 0)
+            return .key(Key(keysym: keysym))
+        case ClientMessage:
+            let c = event.xclient
+            guard c.window == handle, c.message_type == wmProtocols, c.format == 32,
+                  Atom(c.data.l.0) == wmDeleteWindow else { return nil }
+            return .closeRequested
+        default:
+            return nil
+        }
+    }
+
+    func register(_ surface: WindowSurface) {
+        surfaces.removeAll { $0.surface == nil }
+        surfaces.append(WeakSurface(surface: surface))
+    }
+
+    /// The window's pixels inside `rect` as the server has them (`XGetImage`), for tests.
+    /// - Throws: `X11Error.readFailed` when the window is not viewable or `rect` is not
+    ///   inside it (the BadMatch is trapped, not reported).
+    public func readPixels(_ rect: PixelRect) throws(X11Error) -> RGBAImage {
+        let d = display.handle
+        guard !rect.isEmpty else { throw .readFailed("empty rectangle \(rect)") }
+        let (read, error) = trapErrors(d) {
+            XGetImage(d, handle, Int32(rect.x), Int32(rect.y), UInt32(rect.width), UInt32(rect.height),
+                      ~0, ZPixmap)
+        }
+        guard let image = read else {
+            throw .readFailed(error == 0 ? "XGetImage returned NULL" : errorText(d, code: error))
+        }
+        defer { _ = cx11_destroy_image(image) }
+        let masks = [image.pointee.red_mask, image.pointee.green_mask, image.pointee.blue_mask]
+        let shifts = masks.map { UInt($0.trailingZeroBitCount) }
+        let maxima = zip(masks, shifts).map { Double(($0 >> $1)) }
+        var bytes = [UInt8](repeating: 255, count: rect.width * rect.height * 4)
+        for y in 0..<rect.height {
+            for x in 0..<rect.width {
+                let pixel = cx11_get_pixel(image, Int32(x), Int32(y))
+                let o = (y * rect.width + x) * 4
+                for c in 0..<3 {
+                    let raw = Double((pixel & masks[c]) >> shifts[c])
+                    bytes[o + c] = maxima[c] == 255 ? UInt8(raw) : UInt8((raw * 255 / max(1, maxima[c])).rounded())
+                }
+            }
+        }
+        return RGBAImage(size: rect.size, bytes: bytes)!
+    }
+}
+
+private struct WeakSurface {
+    weak var surface: WindowSurface?
+}
+
+/// What happened to a window, in device pixels.
+public enum WindowEvent: Equatable, Sendable {
+    /// A button went down (`ButtonPress`) at the centre of the pixel under the pointer.
+    case press(button: Int, at: Point, time: UInt)
+    /// A button came up (`ButtonRelease`).
+    case release(button: Int, at: Point, time: UInt)
+    /// The pointer moved (`MotionNotify`).
+    case motion(at: Point, time: UInt)
+    /// This area must be repainted (`Expose`).
+    case expose(PixelRect)
+    /// The window has a new size (`ConfigureNotify`); `X11Window.size` already has it.
+    case resized(PixelSize)
+    /// A key was pressed (`KeyPress`).
+    case key(Key)
+    /// The window manager asks us to close (WM_DELETE_WINDOW).
+    case closeRequested
+    /// The server has finished reading an MIT-SHM image (`ShmCompletion`).
+    case putCompleted
+}
+
+/// The keys the card responds to; `other` carries the keysym's name (`XKeysymToString`).
+public enum Key: Equatable, Sendable {
+    case escape, q, space, enter, r, s
+    case other(String)
+
+    /// The key for an X keysym (from `XLookupKeysym`).
+    init(keysym: KeySym) {
+        switch Int32(truncatingIfNeeded: keysym) {
+        case XK_Escape: self = .escape
+        case XK_q, XK_Q: self = .q
+        case XK_space: self = .space
+        case XK_Return, XK_KP_Enter: self = .enter
+        case XK_r, XK_R: self = .r
+        case XK_s, XK_S: self = .s
+        default:
+            self = .other(XKeysymToString(keysym).map { String(cString: $0) } ?? "0x\(String(keysym, radix: 16))")
+        }
+    }
+}
+
+func monotonicSeconds() -> Double {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}

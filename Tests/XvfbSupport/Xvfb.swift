@@ -1,0 +1,220 @@
+// A private X server for tests: Xvfb on a display number nobody uses, started and
+// stopped by the test that needs it. Tests never use the ambient $DISPLAY.
+import Foundation
+@preconcurrency import Glibc
+
+public struct XvfbError: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A private Xvfb server, stopped by `stop()` or when released.
+///
+///     let server = try Xvfb(width: 640, height: 480, extraArguments: ["-extension", "MIT-SHM"])
+///     defer { server.stop() }
+///     let display = try X11Display(name: server.displayName)
+///     try server.run("xdotool", ["mousemove", "10", "10"])
+public final class Xvfb {
+    public let displayNumber: Int
+    /// ":N", for XOpenDisplay.
+    public var displayName: String { ":\(displayNumber)" }
+    /// This process's environment with DISPLAY set to this server, for child processes.
+    public var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = displayName
+        env.removeValue(forKey: "XAUTHORITY")
+        return env
+    }
+    /// The server's process id; we spawn and reap it ourselves.
+    public let pid: pid_t
+    private var exited = false
+
+    /// Starts `Xvfb :N -screen 0 WxHxD -nolisten tcp -noreset -dpi DPI extra…` on the
+    /// first free N from a start that depends on our pid (no /tmp/.X11-unix/XN socket,
+    /// no /tmp/.XN-lock), trying the next numbers if it exits at once, and waits (at
+    /// most `timeout` seconds) until its socket accepts connections.
+    public init(width: Int = 640, height: Int = 480, depth: Int = 24, dpi: Int? = nil,
+                extraArguments: [String] = [], timeout: Double = 10) throws {
+        guard let executable = Xvfb.find("Xvfb") else { throw XvfbError("Xvfb is not installed") }
+        var candidate = 100 + Int(getpid() % 300) * 3 + Int.random(in: 0..<3)
+        var lastProblem = "no free display number"
+        for _ in 0..<8 {
+            candidate = Xvfb.nextFree(from: candidate)
+            var arguments = [":\(candidate)", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp",
+                             "-noreset"]
+            if let dpi { arguments += ["-dpi", "\(dpi)"] }
+            arguments += extraArguments
+            let pid = try Xvfb.spawn(executable, arguments)
+            switch Xvfb.waitForSocket(display: candidate, pid: pid, timeout: timeout) {
+            case .ready:
+                self.displayNumber = candidate
+                self.pid = pid
+                return
+            case .exited(let status):
+                lastProblem = "Xvfb :\(candidate) exited at once (wait status \(status))"
+            case .timedOut:
+                lastProblem = "Xvfb :\(candidate) did not accept connections within \(timeout) s"
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+            candidate += 1
+        }
+        throw XvfbError(lastProblem)
+    }
+
+    deinit { stop() }
+
+    /// Stops the server: SIGTERM (it removes its socket and lock file), then SIGKILL if
+    /// it has not gone within 5 s; reaps it; removes a socket or lock it left behind.
+    public func stop() {
+        guard !exited else { return }
+        exited = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(5)
+        var reaped = false
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
+            usleep(5_000)
+        }
+        if !reaped {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        // A lock naming our server is stale now.
+        let lock = "/tmp/.X\(displayNumber)-lock"
+        if let text = try? String(contentsOfFile: lock, encoding: .utf8),
+           Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) == Int(pid) {
+            unlink(lock)
+            unlink("/tmp/.X11-unix/X\(displayNumber)")
+        }
+    }
+
+    /// Whether the server is still running.
+    public var isRunning: Bool {
+        !exited && kill(pid, 0) == 0
+    }
+
+    /// posix_spawn with /dev/null for standard input, output and error, and default
+    /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
+    static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in 0...2 {
+            posix_spawn_file_actions_addopen(&actions, Int32(fd), "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t(), defaults = sigset_t()
+        sigemptyset(&empty)
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { for a in argv { free(a) } }
+        var pid: pid_t = 0
+        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        guard result == 0 else { throw XvfbError("cannot start Xvfb: \(String(cString: strerror(result)))") }
+        return pid
+    }
+
+    /// Runs `program` with `arguments` against this server (no shell) and returns its
+    /// standard output. Throws when it cannot start or exits with a non-zero status.
+    @discardableResult
+    public func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
+        guard let executable = Xvfb.find(program) else { throw XvfbError("\(program) is not installed") }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = environment
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw XvfbError("\(program) \(arguments.joined(separator: " ")) exited with status \(process.terminationStatus): \(String(decoding: errorData, as: UTF8.self))")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// `xdotool ARGS…`.
+    @discardableResult
+    public func xdotool(_ arguments: String...) throws -> String { try run("xdotool", arguments) }
+
+    /// `xrdb -nocpp -merge` with `resources` on standard input.
+    public func xrdb(merge resources: String) throws { try run("xrdb", ["-nocpp", "-merge"], input: resources) }
+
+    /// `xprop -id ID` (optionally only some properties).
+    public func xprop(id: UInt, _ properties: String...) throws -> String {
+        try run("xprop", ["-id", "\(id)"] + properties)
+    }
+
+    // MARK: -
+
+    static func find(_ program: String) -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") + ["/usr/bin", "/bin"] {
+            let candidate = "\(directory)/\(program)"
+            if access(candidate, X_OK) == 0 { return candidate }
+        }
+        return nil
+    }
+
+    static func isFree(_ n: Int) -> Bool {
+        access("/tmp/.X11-unix/X\(n)", F_OK) != 0 && access("/tmp/.X\(n)-lock", F_OK) != 0
+    }
+
+    static func nextFree(from start: Int) -> Int {
+        var n = start
+        while !isFree(n) { n += 1 }
+        return n
+    }
+
+    /// Polls until a connect() to the server's Unix socket succeeds, the process exits,
+    /// or the timeout passes.
+    enum Start { case ready, exited(Int32), timedOut }
+
+    static func waitForSocket(display: Int, pid: pid_t, timeout: Double) -> Start {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { return .exited(status) }   // the number was taken?
+            if canConnect(path: "/tmp/.X11-unix/X\(display)") { return .ready }
+            usleep(20_000)
+        }
+        return .timedOut
+    }
+
+    static func canConnect(path: String) -> Bool {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else { return false }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+            }
+        }
+    }
+}
