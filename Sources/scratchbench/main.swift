@@ -26,12 +26,8 @@ struct Options {
 enum Mode: String { case dirty, full }
 
 func fail(_ message: String) -> Never {
-    FileHandleOutput.standardError("scratchbench: \(message)\n\(usage)\n")
+    fputs("scratchbench: \(message)\n\(usage)\n", stderr)
     exit(2)
-}
-
-enum FileHandleOutput {
-    static func standardError(_ text: String) { fputs(text, stderr) }
 }
 
 func parseOptions(_ arguments: [String]) -> Options {
@@ -190,8 +186,12 @@ for path in options.traces {
 
 func format3(_ v: Double) -> String { fixed(v, 3) }
 func format4(_ v: Double) -> String { fixed(v, 4) }
+
+/// `v` with `digits` decimals, rounded half away from zero.
 func fixed(_ v: Double, _ digits: Int) -> String {
-    var buffer = [CChar](repeating: 0, count: 64)
-    _ = withVaList([v]) { vsnprintf(&buffer, 64, "%.\(digits)f", $0) }
-    return String(cString: buffer)
+    var scale = 1.0
+    for _ in 0..<digits { scale *= 10 }
+    let scaled = Int((abs(v) * scale).rounded())
+    let whole = scaled / Int(scale), fraction = String(scaled % Int(scale))
+    return (v < 0 && scaled != 0 ? "-" : "") + "\(whole)." + String(repeating: "0", count: digits - fraction.count) + fraction
 }

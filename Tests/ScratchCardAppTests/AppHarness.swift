@@ -109,6 +109,13 @@ extension Xvfb {
         try xdotool("mouseup", "1")
     }
 
+    /// A key typed into the window through XTest. With no window manager the focus
+    /// follows the pointer, so the pointer goes over the window first.
+    func press(_ key: String, in window: UInt) throws {
+        try xdotool("mousemove", "--window", "\(window)", "1", "1")
+        try xdotool("key", key)
+    }
+
     /// What the window shows, read back from the server with xwd.
     func capture(window: UInt) throws -> RGBAImage {
         let data = try runData("xwd", ["-id", "\(window)", "-silent"])

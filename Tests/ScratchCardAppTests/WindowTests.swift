@@ -81,7 +81,7 @@ import XvfbSupport
         for (x, y) in [(0, 0), (299, 199), (150, 20), (150, 180), (10, 100)] {
             #expect(image[x, y] == Self.coverColour, "(\(x), \(y))")
         }
-        try server.xdotool("key", "--window", "\(window)", "q")
+        try server.press("q", in: window)
         #expect(app.wait() == 0)
     }
 
@@ -95,7 +95,7 @@ import XvfbSupport
             let window = try server.scratchcardWindow()
             _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
             let image = try dragAcross(server, window: window)
-            try server.xdotool("key", "--window", "\(window)", "Escape")
+            try server.press("Escape", in: window)
             #expect(app.wait() == 0)
             return (bandHalfWidth(image), app.standardError)
         }
@@ -123,7 +123,7 @@ import XvfbSupport
         let image = try dragAcross(server, window: window)
         #expect(image[150, 100] == Self.prizeColour)
         #expect(bandHalfWidth(image) == 9)
-        try server.xdotool("key", "--window", "\(window)", "q")
+        try server.press("q", in: window)
         #expect(app.wait() == 0)
         #expect(app.standardError.contains("XPutImage"), "\(app.standardError)")
     }
@@ -138,7 +138,7 @@ import XvfbSupport
             let window = try server.scratchcardWindow()
             _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
             images.append(try dragAcross(server, window: window))
-            try server.xdotool("key", "--window", "\(window)", "q")
+            try server.press("q", in: window)
             #expect(app.wait() == 0)
         }
         #expect(images[0] == images[1])
@@ -200,7 +200,7 @@ import XvfbSupport
         try server.xdotool("windowmap", "--sync", "\(window)")
         let again = try waitForPixels(server, window: window) { $0 == scratched }
         #expect(again == scratched)
-        try server.xdotool("key", "--window", "\(window)", "q")
+        try server.press("q", in: window)
         #expect(app.wait() == 0)
     }
 
@@ -213,7 +213,7 @@ import XvfbSupport
         _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
         try server.drag(window: window, from: (50, 100), through: (0..<20).map { (60 + $0 * 10, 100 + ($0 % 2) * 4) })
         _ = try waitForPixels(server, window: window) { $0[245, 100] == Self.prizeColour }
-        try server.xdotool("key", "--window", "\(window)", "q")
+        try server.press("q", in: window)
         #expect(app.wait() == 0)
         let fields = Dictionary(uniqueKeysWithValues: app.standardOutput.split(separator: " ").compactMap { pair -> (String, String)? in
             let kv = pair.split(separator: "=", maxSplits: 1)
@@ -240,7 +240,7 @@ import XvfbSupport
         let window = try server.scratchcardWindow()
         _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
         let shown = try dragAcross(server, window: window)
-        try server.xdotool("key", "--window", "\(window)", "q")
+        try server.press("q", in: window)
         #expect(app.wait() == 0)
         let trace = try Trace.load(path: tracePath)
         #expect(trace.canvas == Self.cardSize)
