@@ -204,6 +204,24 @@ import XvfbSupport
         #expect(app.wait() == 0)
     }
 
+    @Test("a resized window keeps what was scratched, re-laid out to the new size")
+    func resizeKeepsScratches() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        _ = try dragAcross(server, window: window)
+        try server.xdotool("windowsize", "--sync", "\(window)", "600", "400")
+        // Twice the size: the band now runs along row 200, from about x = 100 to 500.
+        let image = try waitForPixels(server, window: window) { $0.size == PixelSize(width: 600, height: 400) && $0[300, 200] == Self.prizeColour }
+        #expect(image.size == PixelSize(width: 600, height: 400))
+        #expect(image[300, 201] == Self.prizeColour && image[120, 201] == Self.prizeColour && image[480, 201] == Self.prizeColour)
+        #expect(image[300, 100] == Self.coverColour && image[300, 300] == Self.coverColour && image[20, 20] == Self.coverColour)
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+    }
+
     @Test("--stats after a drag: puts far smaller than the window, and latency percentiles")
     func stats() throws {
         let card = try Card(); defer { card.remove() }
