@@ -256,3 +256,63 @@ struct Constant: RandomNumberGenerator {
     let value: UInt64
     mutating func next() -> UInt64 { value }
 }
+
+struct DeckFuzzTests {
+    @Test("a folder with a.png and a.PNG refuses the clash of ids")
+    func folderIDClash() throws {
+        let tmp = try TemporaryFolder()
+        try tmp.write("cards/a.png")
+        try tmp.write("cards/a.PNG")
+        let error = deckError { () throws(DeckError) in try Deck.load(path: tmp.path + "/cards") }
+        #expect(error?.message == #"a.PNG and a.png have the same id "a""#)
+    }
+
+    @Test("deeply nested JSON is refused, not a stack overflow")
+    func deepNesting() throws {
+        let tmp = try TemporaryFolder()
+        let depth = 200_000
+        let file = try tmp.write("deep.json", #"{"cards": "# + String(repeating: "[", count: depth) + String(repeating: "]", count: depth) + "}")
+        let error = deckError { () throws(DeckError) in try Deck.load(path: file) }
+        #expect(error != nil)
+        let config = try tmp.write("deep-config.json", String(repeating: #"{"a":"#, count: depth) + "1" + String(repeating: "}", count: depth))
+        let configError = configError { () throws(ConfigError) in try ConfigFile.arguments(path: config, schema: windowSchema) }
+        #expect(configError != nil)
+    }
+
+    @Test("mutated decks and configuration files load or fail with a message, never crash")
+    func mutations() throws {
+        let tmp = try TemporaryFolder()
+        try tmp.write("a.png")
+        try tmp.write("b.png")
+        let deckSeed = Array(#"{"cards": [{"id": "a", "prize": "a.png", "cover": "b.png", "weight": 3}, {"prize": "b.png", "weight": 0.5}]}"#.utf8)
+        let configSeed = Array(#"{"brush": 24, "scale": 1.5, "no-shm": true, "title": "Win!", "cover": "a.png", "reveal-at": 60}"#.utf8)
+        let alphabet = Array(#"{}[]",:0123456789.-+eE truefalsnul\"#.utf8) + [0, 0xFF, 0xC3]
+        var rng = SplitMix(seed: 2024)
+        let file = tmp.path + "/fuzz.json"
+        var loaded = 0, refused = 0
+        for round in 0..<1500 {
+            var bytes = round % 2 == 0 ? deckSeed : configSeed
+            for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                let at = Int.random(in: 0..<bytes.count, using: &rng)
+                switch Int.random(in: 0..<3, using: &rng) {
+                case 0: bytes[at] = alphabet.randomElement(using: &rng)!
+                case 1: bytes.insert(alphabet.randomElement(using: &rng)!, at: at)
+                default: if bytes.count > 1 { bytes.remove(at: at) }
+                }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: file))
+            if round % 2 == 0 {
+                do { _ = try Deck.load(path: file); loaded += 1 } catch {
+                    #expect(!error.message.isEmpty && error.path == file)
+                    refused += 1
+                }
+            } else {
+                do { _ = try ConfigFile.arguments(path: file, schema: windowSchema); loaded += 1 } catch {
+                    #expect(!error.message.isEmpty && error.path == file)
+                    refused += 1
+                }
+            }
+        }
+        #expect(loaded > 0 && refused > 0)
+    }
+}
