@@ -1,0 +1,229 @@
+import Foundation
+
+/// One card of a deck: the prize under the foil, an optional cover of its own, and how
+/// often it comes up relative to the others.
+public struct DeckCard: Equatable, Sendable {
+    /// The name the `--events` stream reports the card by.
+    public let id: String
+    /// The prize image, an absolute path.
+    public let prize: String
+    /// The cover image, an absolute path; nil means the default cover.
+    public let cover: String?
+    /// The relative chance of drawing this card: finite and >= 0; 0 never comes up.
+    public let weight: Double
+
+    public init(id: String, prize: String, cover: String? = nil, weight: Double = 1) {
+        self.id = id
+        self.prize = prize
+        self.cover = cover
+        self.weight = weight
+    }
+}
+
+/// Why a deck could not be loaded: the deck's path as given and what is wrong, naming
+/// the entry (`cards[2] ("coffee")`) where one is at fault. Reads `"<path>: <message>"`.
+public struct DeckError: Error, CustomStringConvertible, Equatable, Sendable {
+    public let path: String
+    public let message: String
+
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+
+    public var description: String { "\(path): \(message)" }
+}
+
+/// The cards a kiosk deals from, each drawn at random in proportion to its weight.
+///
+/// A deck is a folder of PNG prizes (each equally likely), or a JSON file:
+///
+///     {"cards": [
+///         {"id": "coffee", "prize": "coffee.png", "cover": "foil.png", "weight": 3},
+///         {"prize": "sorry.png", "weight": 7}
+///     ]}
+///
+/// Image paths are relative to the deck file's folder; `id` defaults to the prize's
+/// file name without extension, `cover` to the default cover, `weight` to 1.
+///
+///     let deck = try Deck.load(path: "cards/")
+///     let card = deck.draw()     // the system's secure random source
+public struct Deck: Equatable, Sendable {
+    public let cards: [DeckCard]
+    /// Running sums of the weights: `cumulative[i]` = weights of cards 0...i.
+    private let cumulative: [Double]
+
+    /// The largest deck file read.
+    public static let maximumFileBytes = 4 << 20
+    /// The most cards a deck may hold.
+    public static let maximumCards = 10_000
+
+    /// A deck of these cards; nil unless some card has a weight > 0 and all weights
+    /// are finite and >= 0 (with a finite sum).
+    public init?(cards: [DeckCard]) {
+        var sums: [Double] = []
+        sums.reserveCapacity(cards.count)
+        var total = 0.0
+        for card in cards {
+            guard card.weight.isFinite, card.weight >= 0 else { return nil }
+            total += card.weight
+            sums.append(total)
+        }
+        guard total > 0, total.isFinite else { return nil }
+        self.cards = cards
+        self.cumulative = sums
+    }
+
+    /// The sum of all weights (> 0).
+    public var totalWeight: Double { cumulative.last ?? 0 }
+
+    /// Draws one card, each with probability weight / total weight; a card of weight
+    /// 0 is never drawn. Deterministic for a given generator state.
+    public func draw<R: RandomNumberGenerator>(using rng: inout R) -> DeckCard {
+        let total = totalWeight
+        let r = Double.random(in: 0..<total, using: &rng)
+        // The first card whose running sum exceeds r: a card of weight 0 has the same
+        // sum as the one before it, so it is never the first to exceed.
+        var low = 0, high = cumulative.count - 1
+        while low < high {
+            let mid = (low + high) / 2
+            if cumulative[mid] > r { high = mid } else { low = mid + 1 }
+        }
+        // Rounding in the sums could leave r at or past the last one: fall back to
+        // the last card that can be drawn.
+        if !(cumulative[low] > r) || cards[low].weight == 0 {
+            low = cards.lastIndex(where: { $0.weight > 0 })!
+        }
+        return cards[low]
+    }
+
+    /// Draws one card with `SystemRandomNumberGenerator`, the system's secure source
+    /// (getrandom on Linux): a player cannot predict the next card.
+    public func draw() -> DeckCard {
+        var rng = SystemRandomNumberGenerator()
+        return draw(using: &rng)
+    }
+
+    /// Loads a deck from a folder of PNG images or from a JSON deck file.
+    public static func load(path: String) throws(DeckError) -> Deck {
+        var isFolder: ObjCBool = false
+        guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            throw DeckError(path: path, message: "cannot read the deck (missing or not accessible)")
+        }
+        return isFolder.boolValue ? try loadFolder(path) : try loadFile(path)
+    }
+
+    /// Every `*.png` (any case) regular file in the folder, hidden files skipped,
+    /// sorted by name, weight 1 each.
+    static func loadFolder(_ path: String) throws(DeckError) -> Deck {
+        func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
+        let names: [String]
+        do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
+            throw fail("cannot list the folder")
+        }
+        let folder = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
+        var cards: [DeckCard] = []
+        var seen: [String: String] = [:]
+        for name in names.sorted() where !name.hasPrefix(".") && name.lowercased().hasSuffix(".png") {
+            let file = PathText.resolve(name, against: folder)
+            guard isRegularFile(file) else { continue }
+            let id = PathText.stem(name)
+            if let other = seen[id] { throw fail("\(other) and \(name) have the same id \(JSONText.quoted(id))") }
+            seen[id] = name
+            guard cards.count < maximumCards else { throw fail("more than \(maximumCards) images; a deck may have at most \(maximumCards)") }
+            cards.append(DeckCard(id: id, prize: file))
+        }
+        guard let deck = Deck(cards: cards) else { throw fail("no PNG images in the folder") }
+        return deck
+    }
+
+    static func loadFile(_ path: String) throws(DeckError) -> Deck {
+        func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
+        let document = try JSONValue.load(path: path, limit: maximumFileBytes, what: "a deck", fail: fail)
+        guard case .object(let top) = document else { throw fail("a deck is a JSON object, not \(document.kindName)") }
+        if let unknown = top.keys.sorted().first(where: { $0 != "cards" }) {
+            throw fail("unknown key \(JSONText.quoted(unknown)) (a deck holds only \"cards\")")
+        }
+        guard let cardsValue = top["cards"] else { throw fail("no \"cards\" array") }
+        guard case .array(let entries) = cardsValue else { throw fail("\"cards\" must be an array, not \(cardsValue.kindName)") }
+        guard entries.count <= maximumCards else {
+            throw fail("\(entries.count) cards; a deck may have at most \(maximumCards)")
+        }
+
+        let folder = PathText.folder(of: path)
+        let knownKeys: Set<String> = ["id", "prize", "cover", "weight"]
+        var cards: [DeckCard] = []
+        cards.reserveCapacity(entries.count)
+        var seen: [String: Int] = [:]
+        var total = 0.0
+        for (index, entry) in entries.enumerated() {
+            var label = "cards[\(index)]"
+            func entryFail(_ message: String) -> DeckError { fail("\(label): \(message)") }
+            guard case .object(let fields) = entry else { throw entryFail("a card is a JSON object, not \(entry.kindName)") }
+
+            // The id first, so that every later message can name the card.
+            var prizeText: String?
+            if case .string(let text)? = fields["prize"], !text.isEmpty { prizeText = text }
+            var id: String?
+            switch fields["id"] {
+            case nil: id = prizeText.map(PathText.stem)
+            case .string(let text)? where !text.isEmpty: id = text
+            case let other?:
+                throw entryFail("id must be a non-empty string, not \(other.quoted)")
+            }
+            if let id { label += " (\(JSONText.quoted(id)))" }
+
+            if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight)")
+            }
+            guard let prizeValue = fields["prize"] else { throw entryFail("no prize image") }
+            guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
+            guard let id, !id.isEmpty else { throw entryFail("the prize's file name gives no id; add an \"id\"") }
+
+            let prize = PathText.resolve(prizeText, against: folder)
+            guard isRegularFile(prize) else { throw entryFail("prize image \(prize) \(problem(prize))") }
+
+            var cover: String?
+            switch fields["cover"] {
+            case nil: cover = nil
+            case .string(let text)? where !text.isEmpty:
+                let file = PathText.resolve(text, against: folder)
+                guard isRegularFile(file) else { throw entryFail("cover image \(file) \(problem(file))") }
+                cover = file
+            case let other?:
+                throw entryFail("cover must be a non-empty string (a file name), not \(other.quoted)")
+            }
+
+            var weight = 1.0
+            switch fields["weight"] {
+            case nil: break
+            case .number(let value)? where value.isFinite && value >= 0: weight = value
+            case let other?: throw entryFail("weight must be a number >= 0, not \(other.quoted)")
+            }
+            total += weight
+            guard total.isFinite else { throw entryFail("the weights add up to more than a number can hold") }
+
+            if let first = seen[id] { throw entryFail("the id is already used by cards[\(first)]") }
+            seen[id] = index
+            cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight))
+        }
+        guard let deck = Deck(cards: cards) else {
+            throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")
+        }
+        return deck
+    }
+
+    /// True for a regular file, following symbolic links (`stat`).
+    static func isRegularFile(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return info.st_mode & S_IFMT == S_IFREG
+    }
+
+    /// Why a path is not a usable image file.
+    static func problem(_ path: String) -> String {
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return "does not exist" }
+        return isFolder.boolValue ? "is a folder, not a file" : "is not a regular file"
+    }
+}
