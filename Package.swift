@@ -41,7 +41,7 @@ let package = Package(
         .target(name: "XvfbSupport", path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["ScratchImage", "ScratchCore", "XvfbSupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

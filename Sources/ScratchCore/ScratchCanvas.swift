@@ -14,7 +14,7 @@ public final class ScratchCanvas {
     /// The brush for the next stroke.
     public var brush: Brush
 
-    private let pixels: CardPixels
+    let pixels: CardPixels
     private let coverImage: RGBAImage
     private var lastPoint: Point?
     private var pendingSpans: [Compositor.Span] = []

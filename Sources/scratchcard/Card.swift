@@ -24,3 +24,34 @@ struct CardImages {
                    prize: prize.size == size ? prize : prize.scaledToFill(size))
     }
 }
+
+/// Deals cards: at random by weight from a deck, or always the one card of the options.
+struct Dealer {
+    let deck: Deck?
+    let cover: String?
+    let prize: String?
+
+    init(options: WindowOptions) throws(DeckError) {
+        deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
+        cover = options.cover
+        prize = options.prize
+    }
+
+    /// The next card's id and images. A deck card without a cover of its own gets the
+    /// `--cover` one (or the built-in foil).
+    func deal() throws(ImageError) -> (id: String, images: CardImages) {
+        guard let deck else {
+            let id = prize.map { fileStem($0) } ?? "built-in"
+            return (id, try CardImages.load(cover: cover, prize: prize))
+        }
+        let card = deck.draw()
+        return (card.id, try CardImages.load(cover: card.cover ?? cover, prize: card.prize))
+    }
+}
+
+/// A file's name without its folder and extension.
+func fileStem(_ path: String) -> String {
+    let name = path.split(separator: "/").last.map(String.init) ?? path
+    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+    return String(name[..<dot])
+}

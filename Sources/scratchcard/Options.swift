@@ -23,6 +23,16 @@ struct WindowOptions: Equatable {
     var verbose = false
     var stats = false
     var record: String?
+    /// Reveal the whole card once this percentage is scratched; 100 turns it off.
+    var revealAtPercent = 60.0
+    /// A folder of PNG prizes or a JSON deck file.
+    var deck: String?
+    /// Where `s` saves snapshots (default: the current folder).
+    var snapshotDirectory: String?
+    /// JSON lines on stdout for a kiosk controller.
+    var events = false
+    /// The configuration file that was read, if any.
+    var config: String?
 }
 
 /// Options of `scratchcard render`.
@@ -58,13 +68,23 @@ let windowUsage = """
       --no-shm         draw with plain XPutImage instead of MIT-SHM shared memory
       --title TEXT     window title (default ScratchCard)
       --display NAME   X display to use (default: $DISPLAY)
+      --reveal-at PCT  reveal the whole card once PCT percent is scratched (default
+                       60; 100 turns it off)
+      --deck PATH      draw each card's prize at random from a deck: a folder of PNGs
+                       or a JSON deck file (see README)
+      --snapshot-dir DIR  where `s` saves snapshots (default: the current folder)
+      --events         write card events as JSON lines on stdout (see README)
+      --config FILE    read options from a JSON file (default:
+                       $XDG_CONFIG_HOME/scratchcard/config.json when present);
+                       the command line wins
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put and latency on exit
       --verbose        say which display scale was chosen and how things are drawn
       -h, --help       show this help and exit
       --version        show the version and exit
 
-    keys: q or Escape quit; the window's close button quits too.
+    keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
+          q or Escape quit; the window's close button quits too.
     exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input.
     """
 
@@ -91,13 +111,43 @@ func tokenize(_ arguments: [String]) -> [String] {
     return tokens
 }
 
-/// Reads the command line (without the program name).
-func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
-    var tokens = tokenize(arguments)[...]
-    if tokens.first == "render" {
-        tokens.removeFirst()
-        return try parseRender(tokens)
+/// The options a configuration file may hold: each window option's long name and kind.
+let configSchema: [String: ConfigValueKind] = [
+    "cover": .path, "prize": .path, "brush": .number, "scale": .number, "size": .string,
+    "no-shm": .flag, "title": .string, "display": .string, "record": .path, "stats": .flag,
+    "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag,
+]
+
+/// Reads the command line (without the program name). Window options may also come
+/// from a configuration file (`--config FILE`, else the default path in `environment`);
+/// the command line wins over the file.
+func parseCommand(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Command {
+    let tokens = tokenize(arguments)
+    if tokens.first == "render" { return try parseRender(tokens.dropFirst()) }
+
+    var configPath: String?
+    if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
+        guard i + 1 < tokens.count, !tokens[i + 1].isEmpty else { throw UsageError(message: "--config needs a value") }
+        configPath = tokens[i + 1]
+    } else {
+        configPath = ConfigFile.defaultPath(environment: environment)
     }
+    guard let configPath else { return try parseWindow(tokens[...]) }
+
+    let fromFile: [String]
+    do { fromFile = try ConfigFile.arguments(path: configPath, schema: configSchema) } catch {
+        throw UsageError(message: "\(error)")
+    }
+    // Check the file's values on their own, so that a bad one is blamed on the file.
+    do { _ = try parseWindow(fromFile[...]) } catch { throw UsageError(message: "\(configPath): \(error.message)") }
+    let command = try parseWindow((fromFile + tokens)[...])
+    guard case .window(var options) = command else { return command }
+    options.config = configPath
+    return .window(options)
+}
+
+func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
+    var tokens = tokens
     var options = WindowOptions()
     while let token = tokens.popFirst() {
         func value() throws(UsageError) -> String {
@@ -118,6 +168,11 @@ func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
         case "--record": options.record = try nonEmpty(value(), token)
         case "--stats": options.stats = true
         case "--verbose", "-v": options.verbose = true
+        case "--reveal-at": options.revealAtPercent = try positiveNumber(value(), token, upTo: 100)
+        case "--deck": options.deck = try nonEmpty(value(), token)
+        case "--snapshot-dir": options.snapshotDirectory = try nonEmpty(value(), token)
+        case "--events": options.events = true
+        case "--config": _ = try value()         // read before the rest, in parseCommand
         default:
             throw UsageError(message: token.hasPrefix("-") ? "unknown option '\(token)'" : "unexpected argument '\(token)'")
         }

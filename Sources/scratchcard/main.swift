@@ -7,10 +7,11 @@
 //   Render.swift     `scratchcard render`: a trace replayed with no display
 // The engine (mask, brush, compositor) lives in ScratchCore; Xlib in ScratchX11.
 @preconcurrency import Glibc
+import Foundation
 
 setvbuf(stdout, nil, _IOLBF, 0)
 do {
-    switch try parseCommand(Array(CommandLine.arguments.dropFirst())) {
+    switch try parseCommand(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment) {
     case .help(let text):
         print(text)
     case .version:

@@ -205,3 +205,56 @@ struct LatencyHistogramTests {
         #expect(h.percentile(0) == 0)
     }
 }
+
+struct CardSessionTests {
+    @Test("the threshold reveals once; scratching after it changes nothing")
+    func revealsOnce() {
+        var session = CardSession(cardID: "c", revealAt: 0.6, now: 10)
+        #expect(session.pressed() == [.scratchStart(cardID: "c")])
+        #expect(session.pressed() == [])
+        #expect(session.scratched(fraction: 0.25, now: 11) == [.progress(cardID: "c", percent: 10), .progress(cardID: "c", percent: 20)])
+        let events = session.scratched(fraction: 0.61, now: 12.5)
+        #expect(events.map(\.name) == ["progress", "progress", "progress", "progress", "revealed"])
+        #expect(events.last == .revealed(cardID: "c", how: .threshold, fraction: 0.61, milliseconds: 2500))
+        #expect(!session.acceptsScratches)
+        #expect(session.scratched(fraction: 0.9, now: 13) == [])
+        #expect(session.revealRequested(fraction: 0.9, now: 13) == [])
+    }
+
+    @Test("the fade runs on the clock and ends done, in the whole prize")
+    func fadeOnTheClock() throws {
+        var session = CardSession(cardID: "c", revealAt: 1, now: 0)      // auto-reveal off
+        #expect(session.scratched(fraction: 0.99, now: 1).allSatisfy { $0.name == "progress" })
+        #expect(session.acceptsScratches)
+        #expect(session.revealRequested(fraction: 0.3, now: 2) == [.revealed(cardID: "c", how: .keyboard, fraction: 0.3, milliseconds: 2000)])
+        #expect(session.isAnimating)
+        let early = session.fadeProgress(now: 2.1) ?? -1
+        let later = session.fadeProgress(now: 2.3) ?? -1
+        #expect(early > 0 && early < later && later < 1)
+        #expect(session.fadeProgress(now: 2.5) == 1)
+        #expect(session.phase == .done)
+        #expect(session.fadeProgress(now: 3) == nil)
+        #expect(!session.isAnimating)
+    }
+
+    @Test("the fade composite lifts every mask value toward the prize, exactly")
+    func fadeComposite() throws {
+        let size = PixelSize(width: 256, height: 1)
+        let canvas = try ScratchCanvas(cover: RGBAImage(size: size, filledWith: RGBA(r: 0, g: 100, b: 255)),
+                                       prize: RGBAImage(size: size, filledWith: RGBA(r: 255, g: 0, b: 10)),
+                                       layout: .bgrx, brush: Brush(radius: 1))
+        canvas.mask.withUnsafeBytes { bytes in
+            let p = UnsafeMutablePointer(mutating: bytes.baseAddress!)
+            for v in 0..<256 { p[v] = UInt8(v) }
+        }
+        let framebuffer = Framebuffer(size: size, layout: .bgrx)
+        canvas.composite(PixelRect(size: size), into: framebuffer, fade: 1)
+        for x in 0..<256 { #expect(framebuffer[x, 0] == RGBA(r: 255, g: 0, b: 10)) }
+        canvas.composite(PixelRect(size: size), into: framebuffer, fade: 0.5)
+        for m in [0, 100, 255] {
+            let lifted = Double(m) + Double(255 - m) * (128.0 / 255)
+            let expected = UInt8((Double(255) * lifted.rounded() / 255).rounded())
+            #expect(framebuffer[m, 0].r == expected, "mask \(m)")
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+import ScratchCore
+@testable import scratchcard
+
+/// The command line and the configuration file, read without running anything.
+struct OptionsTests {
+    func window(_ arguments: [String], environment: [String: String] = [:]) throws -> WindowOptions {
+        guard case .window(let options) = try parseCommand(arguments, environment: environment) else {
+            throw UsageError(message: "not a window command")
+        }
+        return options
+    }
+
+    func writeConfig(_ json: String) throws -> (folder: URL, path: String) {
+        let folder = try App.scratchFolder()
+        let path = folder.appendingPathComponent("config.json").path
+        try json.write(toFile: path, atomically: true, encoding: .utf8)
+        return (folder, path)
+    }
+
+    @Test func defaultsAndValues() throws {
+        let plain = try window([])
+        #expect(plain.brushPoints == 20 && plain.revealAtPercent == 60 && plain.useSharedMemory && !plain.events)
+        let set = try window(["--brush=12.5", "--size", "800x600", "--no-shm", "--reveal-at", "100", "--events",
+                              "--deck", "cards", "--snapshot-dir", "/tmp"])
+        #expect(set.brushPoints == 12.5 && set.size == PixelSize(width: 800, height: 600) && !set.useSharedMemory)
+        #expect(set.revealAtPercent == 100 && set.events && set.deck == "cards" && set.snapshotDirectory == "/tmp")
+    }
+
+    @Test("out-of-range and malformed values name the option", arguments: [
+        ["--reveal-at", "0"], ["--reveal-at", "101"], ["--brush", "-5"], ["--brush", "1e9"], ["--size", "0x0"],
+        ["--size", "16385x2"], ["--scale", "inf"], ["--deck"], ["--bogus"], ["stray"],
+    ])
+    func badValues(arguments: [String]) {
+        do {
+            _ = try parseCommand(arguments)
+            Issue.record("accepted \(arguments)")
+        } catch {
+            #expect(error.message.contains(arguments[0]), "\(error.message)")
+        }
+    }
+
+    @Test("a configuration file holds options; the command line wins")
+    func configFile() throws {
+        let (folder, path) = try writeConfig(#"{"brush": 33, "no-shm": true, "title": "From file", "deck": "cards"}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let options = try window(["--config", path, "--title", "From argv"])
+        #expect(options.brushPoints == 33 && !options.useSharedMemory && options.title == "From argv")
+        #expect(options.deck == folder.appendingPathComponent("cards").path, "paths resolve against the file's folder")
+        #expect(options.config == path)
+        // The default path, through XDG_CONFIG_HOME.
+        let xdg = try App.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: xdg) }
+        try FileManager.default.createDirectory(at: xdg.appendingPathComponent("scratchcard"), withIntermediateDirectories: true)
+        try #"{"reveal-at": 80}"#.write(toFile: xdg.appendingPathComponent("scratchcard/config.json").path, atomically: true, encoding: .utf8)
+        #expect(try window([], environment: ["XDG_CONFIG_HOME": xdg.path]).revealAtPercent == 80)
+        #expect(try window(["--reveal-at", "70"], environment: ["XDG_CONFIG_HOME": xdg.path]).revealAtPercent == 70)
+    }
+
+    @Test("configuration errors name the file and the key", arguments: [
+        (#"{"brush": "big"}"#, "brush"),
+        (#"{"colour": "red"}"#, "colour"),
+        (#"{"no-shm": 1}"#, "no-shm"),
+        (#"{"reveal-at": 250}"#, "reveal-at"),
+        (#"{"brush": -1}"#, "brush"),
+        (#"[1, 2]"#, "config.json"),
+        (#"{"brush": 3"#, "config.json"),
+    ])
+    func configErrors(json: String, key: String) throws {
+        let (folder, path) = try writeConfig(json)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        do {
+            _ = try parseCommand(["--config", path])
+            Issue.record("accepted \(json)")
+        } catch {
+            #expect(error.message.contains("config.json"), "\(error.message)")
+            #expect(error.message.contains(key), "\(error.message)")
+        }
+    }
+
+    @Test func everyConfigKeyIsAnOption() throws {
+        for (key, kind) in configSchema {
+            var tokens = ["--\(key)"]
+            switch kind {
+            case .flag: break
+            case .number: tokens.append("50")
+            case .string: tokens.append(key == "size" ? "10x10" : "x")
+            case .path: tokens.append("/tmp/x")
+            }
+            #expect(throws: Never.self, "\(key)") { try parseWindow(tokens[...]) }
+        }
+    }
+}
