@@ -78,10 +78,15 @@ final class WindowApp {
         window.map()
         exposed = PixelRect(size: canvas.size)
         emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor)])
+        let signals = TerminationSignals.install()
         while running {
             // Block until something happens; while the card fades, wake for each frame.
-            let events = window.nextEvents(timeout: session.isAnimating ? 1.0 / 60 : nil)
+            let events = window.nextEvents(timeout: session.isAnimating ? 1.0 / 60 : nil, alsoWaitingOn: signals)
             for event in events { try handle(event) }
+            if let signal = TerminationSignals.take() {
+                log("ending on \(TerminationSignals.name(signal))")
+                running = false
+            }
             if running, surface.canDraw { repaint() }
         }
         emit([.quit])

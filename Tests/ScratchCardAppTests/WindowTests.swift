@@ -222,6 +222,46 @@ import XvfbSupport
         #expect(app.wait() == 0)
     }
 
+    @Test("SIGTERM, SIGINT and SIGHUP end the window cleanly: exit 0, a message, the recording written",
+          arguments: [SIGTERM, SIGINT, SIGHUP])
+    func signalsEndCleanly(signal: Int32) throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let tracePath = card.folder.appendingPathComponent("g.trace").path
+        let app = try RunningApp(card.arguments + ["--events", "--record", tracePath], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try dragAcross(server, window: window)
+        kill(app.pid, signal)
+        #expect(app.wait() == 0, "\(app.standardError)")
+        #expect(app.standardError.contains("ending on SIG"), "\(app.standardError)")
+        #expect(app.standardOutput.hasSuffix("{\"event\":\"quit\"}\n"), "\(app.standardOutput)")
+        #expect(try Trace.load(path: tracePath).eventCount == 2)
+        #expect(try segments(of: app.pid).isEmpty)
+    }
+
+    /// CPU ticks (user + system) the process has used, from /proc/PID/stat.
+    func cpuTicks(_ pid: Int32) throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+        return Int(fields[11])! + Int(fields[12])!      // utime, stime: fields 14 and 15 of the line
+    }
+
+    @Test("idle means no CPU: the loop blocks in poll() while nobody touches the card")
+    func idleUsesNoCPU() throws {
+        let card = try Card(); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments, environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try dragAcross(server, window: window)
+        usleep(300_000)
+        let before = try cpuTicks(app.pid)
+        usleep(2_000_000)
+        let after = try cpuTicks(app.pid)
+        #expect(after - before == 0, "\(after - before) ticks in 2 idle seconds")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+    }
+
     @Test("--stats after a drag: puts far smaller than the window, and latency percentiles")
     func stats() throws {
         let card = try Card(); defer { card.remove() }
