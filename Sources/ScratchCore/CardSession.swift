@@ -19,6 +19,9 @@ public struct CardSession: Sendable {
 
     public let cardID: String
     public private(set) var phase: Phase = .fresh
+    /// How and when (seconds after `shownAt`) the card was revealed, and the scratched
+    /// fraction then: for the outcome log.
+    public private(set) var reveal: (how: RevealCause, after: Double, fraction: Double)?
     /// When the card appeared.
     public let shownAt: Double
     private var trigger: RevealTrigger
@@ -52,6 +55,16 @@ public struct CardSession: Sendable {
         return [.scratchStart(cardID: cardID)]
     }
 
+    /// The record of this card for the outcome log, ending now.
+    public func outcome(prize: String, shownAtWallClock: Double, fraction: Double, now: Double,
+                        endedBy quitting: Bool) -> OutcomeRecord {
+        let outcome: CardOutcome = reveal != nil ? .revealed : quitting ? .quit : .abandoned
+        return OutcomeRecord(shownAt: shownAtWallClock, cardID: cardID, prize: prize, outcome: outcome,
+                             how: reveal?.how, fraction: reveal?.fraction ?? fraction,
+                             revealMilliseconds: reveal.map { Int(($0.after * 1000).rounded()) },
+                             durationMilliseconds: Swift.max(0, Int(((now - shownAt) * 1000).rounded())))
+    }
+
     /// The revealed fraction after some strokes: progress steps, and the reveal once the
     /// threshold is crossed (once per card).
     public mutating func scratched(fraction: Double, now: Double) -> [CardEvent] {
@@ -71,6 +84,7 @@ public struct CardSession: Sendable {
 
     private mutating func reveal(_ how: RevealCause, fraction: Double, now: Double) -> [CardEvent] {
         phase = .fading(FadeClock(start: now, duration: fadeDuration))
+        reveal = (how, now - shownAt, fraction)
         let milliseconds = Int(((now - shownAt) * 1000).rounded())
         return [.revealed(cardID: cardID, how: how, fraction: fraction, milliseconds: Swift.max(0, milliseconds))]
     }

@@ -39,14 +39,21 @@ struct Dealer {
 
     /// The next card's id and images. A deck card without a cover of its own gets the
     /// `--cover` one (or the built-in foil).
-    func deal() throws(ImageError) -> (id: String, images: CardImages) {
+    func deal() throws(ImageError) -> DealtCard {
         guard let deck else {
             let id = prize.map { fileStem($0) } ?? "built-in"
-            return (id, try CardImages.load(cover: cover, prize: prize))
+            return DealtCard(id: id, prize: prize ?? "built-in", images: try CardImages.load(cover: cover, prize: prize))
         }
         let card = deck.draw()
-        return (card.id, try CardImages.load(cover: card.cover ?? cover, prize: card.prize))
+        return DealtCard(id: card.id, prize: card.prize, images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize))
     }
+}
+
+/// A card as dealt: its id, where its prize came from, its images as loaded.
+struct DealtCard {
+    let id: String
+    let prize: String
+    let images: CardImages
 }
 
 /// A file's name without its folder and extension.

@@ -5,6 +5,7 @@ import ScratchCore
 enum Command: Equatable {
     case window(WindowOptions)
     case render(RenderOptions)
+    case logSummary(path: String)
     case help(String)
     case version
 }
@@ -33,6 +34,8 @@ struct WindowOptions: Equatable {
     var events = false
     /// The configuration file that was read, if any.
     var config: String?
+    /// The outcome log: one JSON line per card.
+    var log: String?
 }
 
 /// Options of `scratchcard render`.
@@ -54,6 +57,7 @@ let versionText = "scratchcard 0.1.0"
 let windowUsage = """
     usage: scratchcard [options]
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
+           scratchcard log-summary FILE
 
     A scratch card: press and drag over the foil to reveal the prize beneath.
 
@@ -77,6 +81,8 @@ let windowUsage = """
       --config FILE    read options from a JSON file (default:
                        $XDG_CONFIG_HOME/scratchcard/config.json when present);
                        the command line wins
+      --log FILE       append one JSON line per card to FILE (mode 0600): when it was
+                       shown, its id and prize, how it ended; see log-summary
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put and latency on exit
       --verbose        say which display scale was chosen and how things are drawn
@@ -86,6 +92,14 @@ let windowUsage = """
     keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
           q or Escape quit; the window's close button quits too.
     exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input.
+    """
+
+let logSummaryUsage = """
+    usage: scratchcard log-summary FILE
+
+    Reads an outcome log written with --log and prints how many cards there were, by
+    outcome (revealed, abandoned, quit) and by card. Damaged lines (a record torn by a
+    crash) are skipped and counted.
     """
 
 let renderUsage = """
@@ -115,7 +129,7 @@ func tokenize(_ arguments: [String]) -> [String] {
 let configSchema: [String: ConfigValueKind] = [
     "cover": .path, "prize": .path, "brush": .number, "scale": .number, "size": .string,
     "no-shm": .flag, "title": .string, "display": .string, "record": .path, "stats": .flag,
-    "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag,
+    "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag, "log": .path,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -124,6 +138,12 @@ let configSchema: [String: ConfigValueKind] = [
 func parseCommand(_ arguments: [String], environment: [String: String] = [:]) throws(UsageError) -> Command {
     let tokens = tokenize(arguments)
     if tokens.first == "render" { return try parseRender(tokens.dropFirst()) }
+    if tokens.first == "log-summary" {
+        let rest = Array(tokens.dropFirst())
+        if rest == ["-h"] || rest == ["--help"] { return .help(logSummaryUsage) }
+        guard rest.count == 1, !rest[0].isEmpty else { throw UsageError(message: "log-summary takes one FILE") }
+        return .logSummary(path: rest[0])
+    }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
@@ -172,6 +192,7 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--deck": options.deck = try nonEmpty(value(), token)
         case "--snapshot-dir": options.snapshotDirectory = try nonEmpty(value(), token)
         case "--events": options.events = true
+        case "--log": options.log = try nonEmpty(value(), token)
         case "--config": _ = try value()         // read before the rest, in parseCommand
         default:
             throw UsageError(message: token.hasPrefix("-") ? "unknown option '\(token)'" : "unexpected argument '\(token)'")

@@ -17,10 +17,12 @@ final class WindowApp {
     private let scale: DisplayScale
     private let brush: Brush
 
-    /// The card on show: its images (as loaded), the engine and its state machine.
-    private var images: CardImages
+    /// The card on show: as dealt, the engine, its state machine, when it appeared.
+    private var card: DealtCard
     private var canvas: ScratchCanvas
     private var session: CardSession
+    private var shownAtWallClock = Date().timeIntervalSince1970
+    private let outcomeLog: OutcomeLog?
 
     private var recording: [Trace.Record] = []
     private var stats = Stats()
@@ -42,9 +44,10 @@ final class WindowApp {
     init(options: WindowOptions) throws(ExitError) {
         self.options = options
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
-        let first: (id: String, images: CardImages)
-        do { first = try dealer.deal() } catch { throw ExitError(code: 2, message: "\(error)") }
-        images = first.images
+        do { card = try dealer.deal() } catch { throw ExitError(code: 2, message: "\(error)") }
+        do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
+            throw ExitError(code: 2, message: "\(error)")
+        }
 
         do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
         guard let layout = display.pixelLayout else {
@@ -54,12 +57,12 @@ final class WindowApp {
         do { brush = try Brush(radius: options.brushPoints * scale.factor) } catch {
             throw ExitError(code: 2, message: "--brush: \(error)")
         }
-        let size = options.size ?? images.cover.size
-        let card = images.filling(size)
-        do { canvas = try ScratchCanvas(cover: card.cover, prize: card.prize, layout: layout, brush: brush) } catch {
+        let size = options.size ?? card.images.cover.size
+        let filled = card.images.filling(size)
+        do { canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush) } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
-        session = CardSession(cardID: first.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
+        session = CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
         do {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
@@ -89,6 +92,7 @@ final class WindowApp {
             }
             if running, surface.canDraw { repaint() }
         }
+        logOutcome(quitting: true)
         emit([.quit])
         finish()
     }
@@ -176,9 +180,9 @@ final class WindowApp {
 
     /// A new size: the images re-laid out to fill it, the scratched state carried over.
     private func relayout(to size: PixelSize) throws(ExitError) {
-        let card = images.filling(size)
+        let filled = card.images.filling(size)
         do {
-            canvas = try ScratchCanvas(cover: card.cover, prize: card.prize, layout: canvas.layout, brush: brush,
+            canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush,
                                        keeping: canvas.mask)
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
@@ -188,23 +192,35 @@ final class WindowApp {
 
     /// `r`: a new card from the dealer, in place of this one.
     private func dealNewCard() {
-        let next: (id: String, images: CardImages)
+        let next: DealtCard
         do { next = try dealer.deal() } catch {
             log("cannot deal a new card: \(error)")
             return
         }
-        let card = next.images.filling(canvas.size)
+        let filled = next.images.filling(canvas.size)
+        let newCanvas: ScratchCanvas
         do {
-            canvas = try ScratchCanvas(cover: card.cover, prize: card.prize, layout: canvas.layout, brush: brush)
+            newCanvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush)
         } catch {
             log("cannot deal a new card: \(error)")
             return
         }
-        images = next.images
+        logOutcome(quitting: false)
+        canvas = newCanvas
+        card = next
         session = CardSession(cardID: next.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
-        recording.append(.up)
+        shownAtWallClock = Date().timeIntervalSince1970
+        if !recording.isEmpty, recording.last != .up { recording.append(.up) }
         exposed = PixelRect(size: canvas.size)
         emit([.newCard(cardID: next.id)])
+    }
+
+    /// The card on show ends: its record goes to the outcome log, if there is one.
+    private func logOutcome(quitting: Bool) {
+        guard let outcomeLog else { return }
+        let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock,
+                                     fraction: canvas.revealedFraction, now: monotonicSeconds(), endedBy: quitting)
+        do { try outcomeLog.append(record) } catch { log("\(error)") }
     }
 
     /// `s`: what the window shows, as a PNG named by the time, written atomically.

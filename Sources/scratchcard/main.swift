@@ -8,6 +8,7 @@
 // The engine (mask, brush, compositor) lives in ScratchCore; Xlib in ScratchX11.
 @preconcurrency import Glibc
 import Foundation
+import ScratchCore
 
 setvbuf(stdout, nil, _IOLBF, 0)
 do {
@@ -18,6 +19,13 @@ do {
         print(versionText)
     case .render(let options):
         try render(options)
+    case .logSummary(let path):
+        do {
+            let (records, damaged) = try OutcomeLog.read(path: path)
+            print(OutcomeLog.summary(of: records, damagedLines: damaged), terminator: "")
+        } catch {
+            throw ExitError(code: 2, message: "\(error)")
+        }
     case .window(let options):
         try WindowApp(options: options).run()
     }

@@ -1,0 +1,169 @@
+@preconcurrency import Glibc
+import Foundation
+
+/// How a card ended.
+public enum CardOutcome: String, Sendable, CaseIterable {
+    /// The prize was revealed (by scratching past the threshold or by a key).
+    case revealed
+    /// Scratched partly, or not at all, and left: reset by the abandon timer or by `r`.
+    case abandoned
+    /// The program ended while the card was still covered.
+    case quit
+}
+
+/// One card's record in the outcome log: one JSON object on one line.
+///
+///     {"shown":"2026-11-29T18:37:00.000Z","card":"coffee","prize":"/srv/coffee.png","outcome":"revealed","how":"threshold","fraction":0.6012,"reveal_ms":5230,"duration_ms":20250}
+public struct OutcomeRecord: Equatable, Sendable {
+    /// When the card appeared, in seconds since 1970 (UTC).
+    public var shownAt: Double
+    public var cardID: String
+    /// The prize image's path, or "built-in".
+    public var prize: String
+    public var outcome: CardOutcome
+    /// How it was revealed, when it was.
+    public var how: RevealCause?
+    /// The scratched fraction when the card ended (or was revealed).
+    public var fraction: Double
+    /// From appearing to the reveal, when there was one.
+    public var revealMilliseconds: Int?
+    /// From appearing to the end.
+    public var durationMilliseconds: Int
+
+    public init(shownAt: Double, cardID: String, prize: String, outcome: CardOutcome, how: RevealCause?,
+                fraction: Double, revealMilliseconds: Int?, durationMilliseconds: Int) {
+        self.shownAt = shownAt
+        self.cardID = cardID
+        self.prize = prize
+        self.outcome = outcome
+        self.how = how
+        self.fraction = fraction
+        self.revealMilliseconds = revealMilliseconds
+        self.durationMilliseconds = durationMilliseconds
+    }
+
+    /// The record as one line of JSON, without the newline.
+    public var json: String {
+        var fields = [("shown", JSONText.quoted(Self.timestamp(shownAt))), ("card", JSONText.quoted(cardID)),
+                      ("prize", JSONText.quoted(prize)), ("outcome", JSONText.quoted(outcome.rawValue))]
+        if let how { fields.append(("how", JSONText.quoted(how.rawValue))) }
+        fields.append(("fraction", PlainDecimal.format((fraction * 10_000).rounded() / 10_000) ?? "null"))
+        if let revealMilliseconds { fields.append(("reveal_ms", String(revealMilliseconds))) }
+        fields.append(("duration_ms", String(durationMilliseconds)))
+        return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
+    }
+
+    /// ISO 8601 in UTC with milliseconds: 2026-11-29T18:37:00.000Z.
+    static func timestamp(_ seconds: Double) -> String {
+        var whole = time_t(seconds.rounded(.down))
+        let millis = Int(((seconds - seconds.rounded(.down)) * 1000).rounded(.down))
+        var parts = tm()
+        gmtime_r(&whole, &parts)
+        func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let ms = millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)"
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
+    }
+
+    /// Reads one line back; nil when it is not a whole record (a torn line, noise).
+    public init?(line: Substring) {
+        guard line.first == "{", line.last == "}",
+              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let shown = object["shown"] as? String, let card = object["card"] as? String,
+              let prize = object["prize"] as? String,
+              let outcome = (object["outcome"] as? String).flatMap(CardOutcome.init(rawValue:)),
+              let fraction = object["fraction"] as? Double, let duration = object["duration_ms"] as? Int
+        else { return nil }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        guard let date = formatter.date(from: shown) else { return nil }
+        self.init(shownAt: date.timeIntervalSince1970, cardID: card, prize: prize, outcome: outcome,
+                  how: (object["how"] as? String).flatMap(RevealCause.init(rawValue:)), fraction: fraction,
+                  revealMilliseconds: object["reveal_ms"] as? Int, durationMilliseconds: duration)
+    }
+}
+
+public struct OutcomeLogError: Error, Equatable, CustomStringConvertible, Sendable {
+    public let path: String
+    public let message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+/// The outcome log: an append-only file of JSON lines, one per card, private to the
+/// user (0600). Each record is one `write` of a whole line on a descriptor opened with
+/// O_APPEND, then `fsync`: a crash or kill -9 leaves at most one torn last line, which
+/// readers skip, and the next run starts on a fresh line so no later record joins it.
+public final class OutcomeLog {
+    public let path: String
+    private let descriptor: Int32
+
+    public init(path: String) throws(OutcomeLogError) {
+        self.path = path
+        let fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw OutcomeLogError(path: path, message: "cannot open the log: \(String(cString: strerror(errno)))") }
+        descriptor = fd
+        // The mode of a file that already existed stays as its owner set it, unless it
+        // is readable by others: then tighten it.
+        var status = stat()
+        if fstat(fd, &status) == 0, status.st_mode & 0o077 != 0 { _ = fchmod(fd, 0o600) }
+        // A torn last line from a crash: end it, so the next record starts whole.
+        if status.st_size > 0 {
+            let reader = open(path, O_RDONLY | O_CLOEXEC)
+            if reader >= 0 {
+                var last: UInt8 = 0
+                if pread(reader, &last, 1, off_t(status.st_size - 1)) == 1, last != UInt8(ascii: "\n") {
+                    var newline = UInt8(ascii: "\n")
+                    _ = write(fd, &newline, 1)
+                }
+                close(reader)
+            }
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Appends one record and makes it durable before returning.
+    public func append(_ record: OutcomeRecord) throws(OutcomeLogError) {
+        let line = Array((record.json + "\n").utf8)
+        let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        guard written == line.count else {
+            throw OutcomeLogError(path: path, message: "could not append a record: \(String(cString: strerror(errno)))")
+        }
+        guard fsync(descriptor) == 0 else {
+            throw OutcomeLogError(path: path, message: "could not sync the log: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Every whole record in the file, and how many lines were not whole records.
+    public static func read(path: String) throws(OutcomeLogError) -> (records: [OutcomeRecord], damagedLines: Int) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw OutcomeLogError(path: path, message: "cannot read the log")
+        }
+        var records: [OutcomeRecord] = [], damaged = 0
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
+            if let record = OutcomeRecord(line: line) { records.append(record) } else { damaged += 1 }
+        }
+        return (records, damaged)
+    }
+
+    /// A summary for people: counts per outcome and per prize.
+    public static func summary(of records: [OutcomeRecord], damagedLines: Int) -> String {
+        var out = "cards: \(records.count)"
+        if damagedLines > 0 { out += " (\(damagedLines) damaged line\(damagedLines == 1 ? "" : "s") skipped)" }
+        out += "\nby outcome:"
+        for outcome in CardOutcome.allCases {
+            out += " \(outcome.rawValue) \(records.filter { $0.outcome == outcome }.count)"
+        }
+        out += "\nby prize:"
+        let prizes = Dictionary(grouping: records, by: \.cardID)
+        for card in prizes.keys.sorted() {
+            let group = prizes[card]!
+            let parts = CardOutcome.allCases.compactMap { o -> String? in
+                let n = group.filter { $0.outcome == o }.count
+                return n == 0 ? nil : "\(o.rawValue) \(n)"
+            }
+            out += "\n  \(card): \(group.count) (\(parts.joined(separator: ", ")))"
+        }
+        return out + "\n"
+    }
+}
