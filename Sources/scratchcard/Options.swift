@@ -5,6 +5,7 @@ import ScratchCore
 enum Command: Equatable {
     case window(WindowOptions)
     case render(RenderOptions)
+    case doodle(DoodleOptions)
     case help(String)
     case version
 }
@@ -97,6 +98,10 @@ func parseCommand(_ arguments: [String]) throws(UsageError) -> Command {
     if tokens.first == "render" {
         tokens.removeFirst()
         return try parseRender(tokens)
+    }
+    if tokens.first == "doodle" {
+        tokens.removeFirst()
+        return try parseDoodle(tokens)
     }
     var options = WindowOptions()
     while let token = tokens.popFirst() {

@@ -17,6 +17,8 @@ do {
         print(versionText)
     case .render(let options):
         try render(options)
+    case .doodle(let options):
+        try doodle(options)
     case .window(let options):
         try WindowApp(options: options).run()
     }
