@@ -133,6 +133,12 @@ import XvfbSupport
         let again = try runToExit(["doodle", input, "--trace", half, "--out", scaled, "--color", "#0000FF"])
         #expect(again.status == 0, "\(again.err)")
         #expect(try PNGFile.read(path: scaled) == image)
+
+        // --out may name the input, on purpose: then, and only then, it is replaced.
+        let copy = folder.appendingPathComponent("copy.png").path
+        try FileManager.default.copyItem(atPath: input, toPath: copy)
+        #expect(try runToExit(["doodle", copy, "--trace", trace, "--out", copy, "--color", "#0000FF"]).status == 0)
+        #expect(try PNGFile.read(path: copy) == image)
     }
 
     @Test("export is atomic: a failed write leaves nothing, a good one no temporary file; bad traces are named")
@@ -277,5 +283,36 @@ import XvfbSupport
         for y in 98...102 { #expect(image[150, y] == lime, "row \(y)") }
         #expect(image[150, 96] == photo[150, 96] && image[150, 104] == photo[150, 104])
         #expect(image[150, 150] == photo[150, 150])
+    }
+
+    @Test("a resized window shows the drawing fitted again; strokes drawn at the new size land in place too")
+    func resize() throws {
+        let folder = try App.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = Self.gradient(PixelSize(width: 1600, height: 1200))
+        let input = folder.appendingPathComponent("big.png").path
+        try PNGFile.write(photo, to: input)
+        let out = folder.appendingPathComponent("big-out.png").path
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(["doodle", input, "--out", out, "--width", "10", "--scale", "1"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try waitForPixels(server, window: window) { $0[320, 240].b == 128 }
+        try server.drag(window: window, from: (100, 100), through: [(300, 100)])
+        _ = try waitForPixels(server, window: window) { $0[200, 100] == Self.red }
+        try server.xdotool("windowsize", "--sync", "\(window)", "320", "240")
+        let small = try waitForPixels(server, window: window) { $0.size == PixelSize(width: 320, height: 240) && $0[100, 50] == Self.red }
+        #expect(small.size == PixelSize(width: 320, height: 240))
+        #expect(small[100, 50] == Self.red && small[100, 60].b == 128, "the red line, at half the size")
+        try server.press("5", in: window)
+        try server.drag(window: window, from: (50, 200), through: [(250, 200)])
+        _ = try waitForPixels(server, window: window) { $0[150, 200] == Self.blue }
+        try server.press("q", in: window)
+        #expect(app.wait() == 0, "\(app.standardError)")
+        let image = try PNGFile.read(path: out)
+        #expect(image.size == photo.size)
+        #expect(image[501, 251] == Self.red && image[501, 251 + 11] == Self.red && image[501, 251 + 15] == photo[501, 251 + 15])
+        // At 320x240 a view pixel is 5 photo pixels: the blue line is 50 photo pixels wide.
+        #expect(image[750, 1002] == Self.blue && image[750, 1002 + 20] == Self.blue && image[750, 1002 - 20] == Self.blue)
+        #expect(image[750, 1002 + 30] == photo[750, 1002 + 30] && image[750, 1002 - 30] == photo[750, 1002 - 30])
     }
 }
