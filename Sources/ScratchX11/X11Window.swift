@@ -180,7 +180,10 @@ public final class X11Window {
         case KeyPress:
             guard event.xkey.window == handle else { return nil }
             let keysym = XLookupKeysym(&event.xkey, 0)
-            return .key(Key(keysym: keysym))
+            let key = Key(keysym: keysym)
+            // Ctrl held: keys without a name of their own come as .control (Ctrl+Z).
+            if event.xkey.state & UInt32(ControlMask) != 0, case .other(let name) = key { return .key(.control(name)) }
+            return .key(key)
         case ClientMessage:
             let c = event.xclient
             guard c.window == handle, c.message_type == wmProtocols, c.format == 32,
@@ -256,6 +259,9 @@ public enum WindowEvent: Equatable, Sendable {
 public enum Key: Equatable, Sendable {
     case escape, q, space, enter, r, s
     case other(String)
+    /// A key pressed with Ctrl held, by its keysym's name (`.control("z")` for Ctrl+Z);
+    /// only for keys that would otherwise be `.other`: the named keys stay as they are.
+    case control(String)
 
     /// The key for an X keysym (from `XLookupKeysym`).
     init(keysym: KeySym) {

@@ -6,6 +6,7 @@ enum Command: Equatable {
     case window(WindowOptions)
     case render(RenderOptions)
     case logSummary(path: String)
+    case doodle(DoodleOptions)
     case help(String)
     case version
 }
@@ -58,6 +59,8 @@ let windowUsage = """
     usage: scratchcard [options]
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
            scratchcard log-summary FILE
+           scratchcard doodle IMAGE.png [--out FILE.png] [--color #RRGGBB] [--width PT]
+                                        (see scratchcard doodle --help)
 
     A scratch card: press and drag over the foil to reveal the prize beneath.
 
@@ -144,6 +147,7 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
         guard rest.count == 1, !rest[0].isEmpty else { throw UsageError(message: "log-summary takes one FILE") }
         return .logSummary(path: rest[0])
     }
+    if tokens.first == "doodle" { return try parseDoodle(tokens.dropFirst()) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {

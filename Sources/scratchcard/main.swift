@@ -26,6 +26,8 @@ do {
         } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
+    case .doodle(let options):
+        try doodle(options)
     case .window(let options):
         try WindowApp(options: options).run()
     }

@@ -33,8 +33,9 @@ final class RunningApp {
     private let output = Pipe(), errors = Pipe()
     private let outputData = LockedData(), errorData = LockedData()
 
-    init(_ arguments: [String], environment: [String: String]) throws {
+    init(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: App.executable)
+        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
         process.arguments = arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
