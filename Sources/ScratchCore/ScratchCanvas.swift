@@ -16,7 +16,8 @@ public final class ScratchCanvas {
 
     let pixels: CardPixels
     private let coverImage: RGBAImage
-    private var lastPoint: Point?
+    /// The last point of each pen that is down.
+    private var pens: [Int: Point] = [:]
     private var pendingSpans: [Compositor.Span] = []
 
     /// - Parameter keeping: a mask whose scratched state carries over, scaled to this size.
@@ -35,26 +36,33 @@ public final class ScratchCanvas {
     /// The exact fraction of the scratchable area revealed so far.
     public var revealedFraction: Double { mask.revealedFraction }
 
-    /// True between `penDown` and `penUp`.
-    public var isPenDown: Bool { lastPoint != nil }
+    /// True while any pen is down.
+    public var isPenDown: Bool { !pens.isEmpty }
 
-    /// Starts a stroke: a dot at `point`. Returns the rectangle that changed.
+    /// True while the given pen is down.
+    public func isPenDown(_ pen: Int) -> Bool { pens[pen] != nil }
+
+    /// Starts a stroke: a dot at `point`. Returns the rectangle that changed. Each pen
+    /// (the mouse, or one finger of several) strokes from its own last point.
     @discardableResult
-    public func penDown(at point: Point) -> PixelRect {
-        lastPoint = point
+    public func penDown(at point: Point, pen: Int = 0) -> PixelRect {
+        pens[pen] = point
         return mask.stroke(from: point, to: point, brush: brush)
     }
 
-    /// Continues the stroke from the last point to `point`; ignored while the pen is up.
+    /// Continues the pen's stroke from its last point to `point`; ignored while it is up.
     @discardableResult
-    public func penMove(to point: Point) -> PixelRect {
-        guard let last = lastPoint else { return .empty }
-        lastPoint = point
+    public func penMove(to point: Point, pen: Int = 0) -> PixelRect {
+        guard let last = pens[pen] else { return .empty }
+        pens[pen] = point
         return mask.stroke(from: last, to: point, brush: brush)
     }
 
-    /// Ends the stroke.
-    public func penUp() { lastPoint = nil }
+    /// Ends the pen's stroke.
+    public func penUp(pen: Int = 0) { pens[pen] = nil }
+
+    /// Ends every stroke.
+    public func allPensUp() { pens.removeAll(keepingCapacity: true) }
 
     /// Reveals the whole card; returns the rectangle that changed.
     @discardableResult
@@ -62,7 +70,7 @@ public final class ScratchCanvas {
 
     /// Covers the card again, as new.
     public func reset() {
-        lastPoint = nil
+        pens.removeAll()
         mask = Mask(revealingTransparentPixelsOf: coverImage)
     }
 

@@ -3,7 +3,8 @@
 /// is composited as usual and the band costs only the pixels it passes over.
 ///
 ///     let shimmer = Shimmer(canvas: size)
-///     if let band = shimmer.band(at: t) { ... composite band.bounds, then shimmer.apply(band, to: fb) }
+///     let now = shimmer.centre(at: t)
+///     let area = shimmer.redraw(canvas, into: framebuffer, from: before, to: now)
 public struct Shimmer: Sendable {
     public let canvas: PixelSize
     /// How long one sweep takes, and the rest between sweeps, in seconds.
@@ -34,38 +35,56 @@ public struct Shimmer: Sendable {
         return start + (end - start) * (phase / sweep)
     }
 
-    /// The pixels a band centred at `centre` touches.
-    public func bounds(centre: Double) -> PixelRect {
-        let minX = centre - halfWidth, maxX = centre + halfWidth + slant * Double(canvas.height)
-        let lo = Int(Swift.max(0, Swift.min(Double(canvas.width), minX.rounded(.down))))
-        let hi = Int(Swift.max(0, Swift.min(Double(canvas.width), maxX.rounded(.up))))
-        return PixelRect(x: lo, y: 0, width: hi - lo, height: canvas.height)
+    /// The columns of `row` that a band centred at `centre` lightens.
+    public func span(row: Int, centre: Double) -> ClosedRange<Int>? {
+        let mid = centre + slant * (Double(row) + 0.5)
+        let lo = Swift.max(0, mid - halfWidth), hi = Swift.min(Double(canvas.width - 1), mid + halfWidth)
+        guard lo <= hi else { return nil }
+        return Int(lo)...Int(hi)
     }
 
-    /// Lightens the framebuffer under the band centred at `centre`, within `clip`.
-    public func apply(centre: Double, to framebuffer: Framebuffer, clip: PixelRect) {
-        let area = clip.intersection(bounds(centre: centre)).intersection(PixelRect(size: framebuffer.size))
-        guard !area.isEmpty else { return }
-        let width = halfWidth
-        for row in area.y..<area.maxY {
-            let mid = centre + slant * (Double(row) + 0.5)
-            let first = Swift.max(area.x, Int(Swift.max(0, mid - width)))
-            let last = Swift.min(area.maxX - 1, Int(Swift.max(0, mid + width)))
-            guard first <= last else { continue }
-            let line = (framebuffer.baseAddress + row * framebuffer.bytesPerRow).assumingMemoryBound(to: UInt8.self)
-            for x in first...last {
-                let d = Swift.abs(Double(x) + 0.5 - mid) / width
-                guard d < 1 else { continue }
-                // A smooth bump: 1 at the centre, 0 at the edges.
-                let bump = (1 - d * d) * (1 - d * d)
-                let lift = Int((bump * strength * 256).rounded())
-                guard lift > 0 else { continue }
-                let o = x * 4
-                for c in [framebuffer.layout.redOffset, framebuffer.layout.greenOffset, framebuffer.layout.blueOffset] {
-                    let v = Int(line[o + c])
-                    line[o + c] = UInt8(v + ((255 - v) * lift) >> 8)
-                }
+    /// Moves the band on the screen from `old` to `new` (either may be nil: no band):
+    /// row by row, composites the card where either band lies, then lightens under the
+    /// new one. Returns the rectangle of what was redrawn.
+    public func redraw(_ canvas: ScratchCanvas, into framebuffer: Framebuffer, from old: Double?, to new: Double?) -> PixelRect {
+        guard old != nil || new != nil else { return .empty }
+        // The bump's lift for each quarter-pixel offset from the band's centre line.
+        let steps = Int(halfWidth * 4) + 1
+        var lift = [Int](repeating: 0, count: steps)
+        for i in 0..<steps {
+            let d = Double(i) / 4 / halfWidth
+            lift[i] = d < 1 ? Int(((1 - d * d) * (1 - d * d) * strength * 256).rounded()) : 0
+        }
+        let layout = framebuffer.layout
+        var redrawn = PixelRect.empty
+        return lift.withUnsafeBufferPointer { liftTable in
+        for row in 0..<Swift.min(canvas.size.height, framebuffer.size.height) {
+            let newSpan = new.flatMap { span(row: row, centre: $0) }
+            let oldSpan = old.flatMap { span(row: row, centre: $0) }
+            let first: Int, last: Int
+            switch (oldSpan, newSpan) {
+            case (nil, nil): continue
+            case let (a?, nil), let (nil, a?): (first, last) = (a.lowerBound, a.upperBound)
+            case let (a?, b?): (first, last) = (Swift.min(a.lowerBound, b.lowerBound), Swift.max(a.upperBound, b.upperBound))
             }
+            let rowRect = PixelRect(x: first, y: row, width: last - first + 1, height: 1)
+            canvas.composite(rowRect, into: framebuffer)
+            redrawn.formUnion(rowRect)
+            guard let newSpan, let centre = new else { continue }
+            let mid = centre + slant * (Double(row) + 0.5)
+            let line = (framebuffer.baseAddress + row * framebuffer.bytesPerRow).assumingMemoryBound(to: UInt8.self)
+            for x in newSpan {
+                let offset = Int(Swift.abs(Double(x) + 0.5 - mid) * 4)
+                guard offset < steps else { continue }
+                let k = liftTable[offset]
+                guard k > 0 else { continue }
+                let p = line + x * 4
+                p[layout.redOffset] = UInt8(Int(p[layout.redOffset]) + ((255 - Int(p[layout.redOffset])) * k) >> 8)
+                p[layout.greenOffset] = UInt8(Int(p[layout.greenOffset]) + ((255 - Int(p[layout.greenOffset])) * k) >> 8)
+                p[layout.blueOffset] = UInt8(Int(p[layout.blueOffset]) + ((255 - Int(p[layout.blueOffset])) * k) >> 8)
+            }
+        }
+        return redrawn
         }
     }
 }

@@ -37,6 +37,17 @@ struct WindowOptions: Equatable {
     var config: String?
     /// The outcome log: one JSON line per card.
     var log: String?
+
+    /// Kiosk mode: full screen, unattended, left only by the operator's chord.
+    var kiosk = false
+    /// Seconds a revealed card stays before a new one is dealt (kiosk mode).
+    var idleReset = 15.0
+    /// Seconds a partly scratched card may be left alone before it is replaced (kiosk mode).
+    var abandonReset = 60.0
+    /// The key chord that ends kiosk mode.
+    var exitChord = "ctrl+alt+shift+q"
+    /// How many fingers scratch at once on a touchscreen (XInput 2.2).
+    var maxFingers = 2
 }
 
 /// Options of `scratchcard render`.
@@ -87,6 +98,15 @@ let windowUsage = """
       --log FILE       append one JSON line per card to FILE (mode 0600): when it was
                        shown, its id and prize, how it ended; see log-summary
       --record FILE    write the gesture as a stroke trace when the window closes
+
+    kiosk mode:
+      --kiosk          full screen, cursor hidden, screen saver and DPMS held off,
+                       an invitation sweeping the foil until the first touch; every
+                       key and the close button are ignored but the exit chord
+      --exit-chord C   the operator's way out (default ctrl+alt+shift+q)
+      --idle-reset S   seconds a revealed card stays before a new one (default 15)
+      --abandon-reset S  seconds a partly scratched card may be left (default 60)
+      --max-fingers N  fingers that scratch at once on a touchscreen (default 2)
       --stats          print events, repaints, pixels put and latency on exit
       --verbose        say which display scale was chosen and how things are drawn
       -h, --help       show this help and exit
@@ -133,6 +153,7 @@ let configSchema: [String: ConfigValueKind] = [
     "cover": .path, "prize": .path, "brush": .number, "scale": .number, "size": .string,
     "no-shm": .flag, "title": .string, "display": .string, "record": .path, "stats": .flag,
     "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag, "log": .path,
+    "kiosk": .flag, "idle-reset": .number, "abandon-reset": .number, "exit-chord": .string, "max-fingers": .number,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -197,6 +218,11 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--snapshot-dir": options.snapshotDirectory = try nonEmpty(value(), token)
         case "--events": options.events = true
         case "--log": options.log = try nonEmpty(value(), token)
+        case "--kiosk": options.kiosk = true
+        case "--idle-reset": options.idleReset = try positiveNumber(value(), token, upTo: 86_400)
+        case "--abandon-reset": options.abandonReset = try positiveNumber(value(), token, upTo: 86_400)
+        case "--exit-chord": options.exitChord = try nonEmpty(value(), token)
+        case "--max-fingers": options.maxFingers = try wholeNumber(value(), token, in: 1...10)
         case "--config": _ = try value()         // read before the rest, in parseCommand
         default:
             throw UsageError(message: token.hasPrefix("-") ? "unknown option '\(token)'" : "unexpected argument '\(token)'")
@@ -240,6 +266,15 @@ func nonEmpty(_ text: String, _ option: String) throws(UsageError) -> String {
 func positiveNumber(_ text: String, _ option: String, upTo limit: Double) throws(UsageError) -> Double {
     guard let value = Trace.parseDecimal(Substring(text)), value > 0, value <= limit else {
         throw UsageError(message: "\(option) takes a number greater than 0 and at most \(Int(limit)), not '\(text.prefix(40))'")
+    }
+    return value
+}
+
+/// A whole number in `range`; anything else names the option.
+func wholeNumber(_ text: String, _ option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    guard text.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) }), text.count <= 9,
+          let value = Int(text), range.contains(value) else {
+        throw UsageError(message: "\(option) takes a whole number from \(range.lowerBound) to \(range.upperBound), not '\(text.prefix(40))'")
     }
     return value
 }

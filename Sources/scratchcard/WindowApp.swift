@@ -24,6 +24,14 @@ final class WindowApp {
     private var shownAtWallClock = Date().timeIntervalSince1970
     private let outcomeLog: OutcomeLog?
 
+    /// Kiosk mode: the attract band and where it was last drawn; the last touch.
+    private var shimmer: Shimmer
+    private var shimmerCentre: Double?
+    /// When the next animation frame is due, and the pace of frames.
+    private var nextFrameAt = 0.0
+    private let frameInterval = 1.0 / 30
+    private var lastTouch = monotonicSeconds()
+
     private var recording: [Trace.Record] = []
     private var stats = Stats()
     private var running = true
@@ -57,12 +65,13 @@ final class WindowApp {
         do { brush = try Brush(radius: options.brushPoints * scale.factor) } catch {
             throw ExitError(code: 2, message: "--brush: \(error)")
         }
-        let size = options.size ?? card.images.cover.size
+        let size = options.kiosk ? display.screenSize : options.size ?? card.images.cover.size
         let filled = card.images.filling(size)
         do { canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush) } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
         session = CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
+        shimmer = Shimmer(canvas: size)
         do {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
@@ -83,9 +92,12 @@ final class WindowApp {
         emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor)])
         let signals = TerminationSignals.install()
         while running {
-            // Block until something happens; while the card fades, wake for each frame.
-            let events = window.nextEvents(timeout: session.isAnimating ? 1.0 / 60 : nil, alsoWaitingOn: signals)
+            // Block until something happens, or until the next frame or timer is due.
+            let now = monotonicSeconds()
+            let timeout = nextWake(now: now).map { Swift.max(0, $0 - now) }
+            let events = window.nextEvents(timeout: timeout, alsoWaitingOn: signals)
             for event in events { try handle(event) }
+            runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
                 log("ending on \(TerminationSignals.name(signal))")
                 running = false
@@ -100,22 +112,36 @@ final class WindowApp {
     private func handle(_ event: WindowEvent) throws(ExitError) {
         switch event {
         case .press(let button, let point, _) where button == 1:
+            touched()
             guard session.acceptsScratches else { return }
             emit(session.pressed())
             stroke(canvas.penDown(at: point))
             recording.append(.down(point))
-        case .motion(let point, _) where canvas.isPenDown:
+        case .motion(let point, _) where canvas.isPenDown(0):
+            touched()
             stroke(canvas.penMove(to: point))
             recording.append(.move(point))
         case .release(let button, _, _) where button == 1:
-            if canvas.isPenDown { recording.append(.up) }
+            touched()
+            if canvas.isPenDown(0) { recording.append(.up) }
             canvas.penUp()
         case .expose(let rect):
             exposed.formUnion(rect)
         case .resized(let size) where size != canvas.size:
             try relayout(to: size)
+        case .putCompleted:
+            shown()
+        case .key, .closeRequested:
+            if options.kiosk { handleKioskKey(event) } else { handleKey(event) }
+        default:
+            break
+        }
+    }
+
+    private func handleKey(_ event: WindowEvent) {
+        switch event {
         case .key(.space), .key(.enter):
-            canvas.penUp()
+            canvas.allPensUp()
             emit(session.revealRequested(fraction: canvas.revealedFraction, now: monotonicSeconds()))
         case .key(.r):
             dealNewCard()
@@ -123,8 +149,63 @@ final class WindowApp {
             saveSnapshot()
         case .key(.q), .key(.escape), .closeRequested:
             running = false
-        case .putCompleted:
-            shown()
+        default:
+            break
+        }
+    }
+
+    /// In kiosk mode every key and the close button are ignored, but the operator's chord.
+    private func handleKioskKey(_ event: WindowEvent) {
+        if isExitChord(event) { running = false }
+    }
+
+    private func isExitChord(_ event: WindowEvent) -> Bool {
+        false
+    }
+
+    /// Someone is at the card: the abandon timer starts over.
+    private func touched() {
+        lastTouch = monotonicSeconds()
+    }
+
+    /// When the loop must wake without input: the fade's next frame, the attract band's,
+    /// or a kiosk reset. Nil: only input wakes it (idle means no CPU).
+    private func nextWake(now: Double) -> Double? {
+        var wake: Double?
+        func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
+        if session.isAnimating { atLatest(nextFrameAt) }
+        guard options.kiosk else { return wake }
+        switch session.phase {
+        case .fresh:
+            let t = now - session.shownAt
+            if shimmer.centre(at: t) != nil || shimmerCentre != nil {
+                atLatest(nextFrameAt)
+            } else {
+                let cycle = shimmer.sweep + shimmer.rest
+                atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
+            }
+        case .scratching:
+            atLatest(lastTouch + options.abandonReset)
+        case .done:
+            atLatest(revealedAt + options.idleReset)
+        case .fading:
+            break
+        }
+        return wake
+    }
+
+    /// When the card on show was revealed (monotonic seconds), if it was.
+    private var revealedAt: Double { session.shownAt + (session.reveal?.after ?? 0) }
+
+    /// Kiosk mode's unattended rhythm: a revealed card makes way for a new one after
+    /// `--idle-reset`; a card touched and left alone, after `--abandon-reset`.
+    private func runTimers(now: Double) {
+        guard options.kiosk else { return }
+        switch session.phase {
+        case .scratching where !canvas.isPenDown && now >= lastTouch + options.abandonReset:
+            dealNewCard()
+        case .done where now >= revealedAt + options.idleReset:
+            dealNewCard()
         default:
             break
         }
@@ -136,14 +217,19 @@ final class WindowApp {
         stats.waiting.append(monotonicMicroseconds())
         guard !dirty.isEmpty else { return }
         emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds()))
-        if session.isRevealed { canvas.penUp() }
+        if session.isRevealed { canvas.allPensUp() }
     }
 
     /// Composites what changed (and what was exposed, or the fade's frame) and puts it
     /// on screen in one put.
     private func repaint() {
         var area = canvas.compositeChanges(into: surface.framebuffer).rect
-        if let fade = session.fadeProgress(now: monotonicSeconds()) {
+        // Animation frames (the fade, the attract band) come at their own pace, not on
+        // every wake-up: a put's completion must not start the next frame early.
+        let now = monotonicSeconds()
+        let frameDue = now >= nextFrameAt
+        if frameDue { nextFrameAt = now + frameInterval }
+        if frameDue, let fade = session.fadeProgress(now: now) {
             if fade >= 1 {
                 canvas.revealAll()
                 _ = canvas.compositeChanges(into: surface.framebuffer)
@@ -157,6 +243,7 @@ final class WindowApp {
             area.formUnion(exposed)
             exposed = .empty
         }
+        if options.kiosk, frameDue { area.formUnion(drawAttract()) }
         if area.isEmpty {
             stats.waiting.removeAll(keepingCapacity: true)     // strokes that changed nothing
             return
@@ -169,6 +256,14 @@ final class WindowApp {
             display.sync()          // a plain put is done once the server has answered
             shown()
         }
+    }
+
+    /// Kiosk mode, on a fresh card: the band of light sweeping the foil. Redraws where
+    /// the band was and where it is now; returns that area.
+    private func drawAttract() -> PixelRect {
+        let centre = session.phase == .fresh ? shimmer.centre(at: monotonicSeconds() - session.shownAt) : nil
+        defer { shimmerCentre = centre }
+        return shimmer.redraw(canvas, into: surface.framebuffer, from: shimmerCentre, to: centre)
     }
 
     /// The last put is on screen: every stroke it carried has its latency.
@@ -187,6 +282,8 @@ final class WindowApp {
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
         if session.isRevealed { canvas.revealAll() }
+        shimmer = Shimmer(canvas: size)
+        shimmerCentre = nil
         exposed = PixelRect(size: size)
     }
 
@@ -210,6 +307,7 @@ final class WindowApp {
         card = next
         session = CardSession(cardID: next.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
         shownAtWallClock = Date().timeIntervalSince1970
+        shimmerCentre = nil
         if !recording.isEmpty, recording.last != .up { recording.append(.up) }
         exposed = PixelRect(size: canvas.size)
         emit([.newCard(cardID: next.id)])
