@@ -84,7 +84,7 @@ struct OptionsTests {
             var tokens = ["--\(key)"]
             switch kind {
             case .flag: break
-            case .number: tokens.append("50")
+            case .number: tokens.append("5")
             case .string: tokens.append(key == "size" ? "10x10" : "x")
             case .path: tokens.append("/tmp/x")
             }
