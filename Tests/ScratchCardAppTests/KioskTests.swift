@@ -1,0 +1,126 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import XvfbSupport
+
+/// Kiosk mode under Xvfb: the unattended rhythm, keys ignored, the outcome log.
+@Suite(.serialized) struct KioskTests {
+    static let cover = RGBA(r: 180, g: 180, b: 185)
+    static let prize = RGBA(r: 240, g: 160, b: 20)
+
+    struct Files {
+        let folder: URL
+        let arguments: [String]
+        init() throws {
+            folder = try App.scratchFolder()
+            let size = PixelSize(width: 200, height: 150)
+            arguments = ["--cover", try App.solidPNG(KioskTests.cover, size: size, in: folder, name: "cover.png"),
+                         "--prize", try App.solidPNG(KioskTests.prize, size: size, in: folder, name: "gold.png"),
+                         "--scale", "1"]
+        }
+        func remove() { try? FileManager.default.removeItem(at: folder) }
+    }
+
+    func eventNames(_ app: RunningApp) -> [String] {
+        app.standardOutput.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? String
+        }
+    }
+
+    func waitUntil(timeout: Double = 8, _ done: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !done() && Date() < deadline { usleep(20_000) }
+        return done()
+    }
+
+    /// Scratches the whole 200x150 screen with a 60 px brush: four rows.
+    func scratchEverything(_ server: Xvfb, _ window: UInt) throws {
+        for y in [20, 60, 100, 140] { try server.drag(window: window, from: (0, y), through: [(100, y), (199, y)]) }
+    }
+
+    @Test("a revealed card makes way for a new one after --idle-reset; keys other than the chord do nothing")
+    func idleReset() throws {
+        let files = try Files(); defer { files.remove() }
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
+        let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--brush", "60", "--idle-reset", "2.5"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { eventNames(app).contains("ready") })
+        for key in ["q", "Escape", "space", "Return", "r", "s", "ctrl+c", "alt+F4"] { try server.press(key, in: window) }
+        usleep(300_000)
+        #expect(app.process.isRunning, "keys must not end kiosk mode")
+        #expect(eventNames(app) == ["ready"], "keys must not reveal or deal: \(eventNames(app))")
+
+        try scratchEverything(server, window)
+        #expect(waitUntil { eventNames(app).contains("revealed") })
+        // The revealed card stays a while (the drags after the reveal took well under
+        // the 2.5 s), showing the whole prize, then a new card comes.
+        #expect(!eventNames(app).contains("new-card"))
+        usleep(500_000)
+        #expect(try server.capture(window: window)[100, 75] == Self.prize)
+        #expect(waitUntil { eventNames(app).contains("new-card") })
+        // The new card is covered again.
+        let image = try server.capture(window: window)
+        #expect(image[100, 75] == Self.cover)
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0)
+    }
+
+    @Test("a card touched and left alone is replaced after --abandon-reset; the log says abandoned")
+    func abandonReset() throws {
+        let files = try Files(); defer { files.remove() }
+        let logPath = files.folder.appendingPathComponent("cards.log").path
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
+        let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--brush", "10", "--abandon-reset", "1",
+                                                    "--log", logPath], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { eventNames(app).contains("ready") })
+        try server.drag(window: window, from: (20, 20), through: [(60, 30)])
+        #expect(waitUntil { eventNames(app).contains("new-card") })
+        #expect(!eventNames(app).contains("revealed"))
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0)
+        let (records, damaged) = try OutcomeLog.read(path: logPath)
+        #expect(damaged == 0)
+        #expect(records.map(\.outcome) == [.abandoned, .quit])
+        #expect(records.first?.cardID == "gold" && records.first.map { $0.fraction > 0 && $0.fraction < 0.6 } == true)
+        let mode = try FileManager.default.attributesOfItem(atPath: logPath)[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+    }
+
+    @Test("the outcome log survives repeated kill -9: every dealt card's record is whole and counted")
+    func logSurvivesKill() throws {
+        let files = try Files(); defer { files.remove() }
+        let logPath = files.folder.appendingPathComponent("cards.log").path
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
+        var dealt = 0, runs = 0
+        var rng = SystemRandomNumberGenerator()
+        for _ in 0..<6 {
+            let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--brush", "5", "--abandon-reset", "0.05",
+                                                        "--log", logPath], environment: server.environment)
+            let window = try server.scratchcardWindow()
+            let until = Date().addingTimeInterval(Double.random(in: 0.3...1.2, using: &rng))
+            var x = 10
+            while Date() < until {
+                try server.xdotool("mousemove", "--window", "\(window)", "\(x)", "40", "click", "1")
+                x = x % 180 + 7
+                usleep(70_000)
+            }
+            kill(app.pid, SIGKILL)
+            app.wait()
+            dealt += eventNames(app).filter { $0 == "new-card" }.count
+            runs += 1
+        }
+        let (records, damaged) = try OutcomeLog.read(path: logPath)
+        #expect(damaged == 0, "no torn line")
+        // A record is synced before its new-card event is written; a kill may fall between.
+        #expect(records.count >= dealt && records.count <= dealt + runs, "\(records.count) records, \(dealt) cards dealt")
+        #expect(dealt >= 6, "the test dealt too few cards to mean much: \(dealt)")
+        #expect(records.allSatisfy { $0.outcome == .abandoned })
+        let summary = try runToExit(["log-summary", logPath])
+        #expect(summary.status == 0)
+        #expect(summary.out.contains("cards: \(records.count)\n"), "\(summary.out)")
+        #expect(summary.out.contains("abandoned \(records.count)"), "\(summary.out)")
+    }
+}
