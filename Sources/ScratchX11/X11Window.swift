@@ -181,9 +181,12 @@ public final class X11Window {
             guard event.xkey.window == handle else { return nil }
             let keysym = XLookupKeysym(&event.xkey, 0)
             let key = Key(keysym: keysym)
+            let modifiers = KeyModifiers(state: event.xkey.state)
             // Ctrl held: keys without a name of their own come as .control (Ctrl+Z).
-            if event.xkey.state & UInt32(ControlMask) != 0, case .other(let name) = key { return .key(.control(name)) }
-            return .key(key)
+            if modifiers.contains(.control), case .other(let name) = key {
+                return .key(.control(name), modifiers: modifiers)
+            }
+            return .key(key, modifiers: modifiers)
         case ClientMessage:
             let c = event.xclient
             guard c.window == handle, c.message_type == wmProtocols, c.format == 32,
@@ -247,8 +250,11 @@ public enum WindowEvent: Equatable, Sendable {
     case expose(PixelRect)
     /// The window has a new size (`ConfigureNotify`); `X11Window.size` already has it.
     case resized(PixelSize)
-    /// A key was pressed (`KeyPress`).
-    case key(Key)
+    /// A key was pressed (`KeyPress`), with the modifiers held at the time (the
+    /// event's `state`: Shift, Control, Mod1 as Alt, Mod4 as Super; Caps Lock and Num
+    /// Lock are left out). Pressing a modifier key itself comes as a key too
+    /// (`.other("Control_L")`), with the modifiers held before it.
+    case key(Key, modifiers: KeyModifiers)
     /// The window manager asks us to close (WM_DELETE_WINDOW).
     case closeRequested
     /// The server has finished reading an MIT-SHM image (`ShmCompletion`).
@@ -262,6 +268,21 @@ public enum Key: Equatable, Sendable {
     /// A key pressed with Ctrl held, by its keysym's name (`.control("z")` for Ctrl+Z);
     /// only for keys that would otherwise be `.other`: the named keys stay as they are.
     case control(String)
+
+    /// The keysym's name as `XKeysymToString` spells it, for the unshifted keysym:
+    /// "Escape", "q", "space", "Return", "r", "s", or the name carried by `.other` and
+    /// `.control`. `KeyChord` matches keys by this name.
+    public var keysymName: String {
+        switch self {
+        case .escape: "Escape"
+        case .q: "q"
+        case .space: "space"
+        case .enter: "Return"
+        case .r: "r"
+        case .s: "s"
+        case .other(let name), .control(let name): name
+        }
+    }
 
     /// The key for an X keysym (from `XLookupKeysym`).
     init(keysym: KeySym) {

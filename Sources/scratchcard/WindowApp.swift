@@ -114,14 +114,14 @@ final class WindowApp {
             exposed.formUnion(rect)
         case .resized(let size) where size != canvas.size:
             try relayout(to: size)
-        case .key(.space), .key(.enter):
+        case .key(.space, _), .key(.enter, _):
             canvas.penUp()
             emit(session.revealRequested(fraction: canvas.revealedFraction, now: monotonicSeconds()))
-        case .key(.r):
+        case .key(.r, _):
             dealNewCard()
-        case .key(.s):
+        case .key(.s, _):
             saveSnapshot()
-        case .key(.q), .key(.escape), .closeRequested:
+        case .key(.q, _), .key(.escape, _), .closeRequested:
             running = false
         case .putCompleted:
             shown()
