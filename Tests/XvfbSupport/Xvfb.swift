@@ -96,9 +96,10 @@ public final class Xvfb {
         !exited && kill(pid, 0) == 0
     }
 
-    /// posix_spawn with /dev/null for standard input, output and error, and default
+    /// posix_spawn with /dev/null for standard input, output and error (and `environment`
+    /// as "K=V" strings when given, else ours), and default
     /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
-    static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -118,8 +119,15 @@ public final class Xvfb {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else { throw XvfbError("cannot start Xvfb: \(String(cString: strerror(result)))") }
+        let result: Int32
+        if let environment {
+            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+            defer { for e in envp { free(e) } }
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        } else {
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        }
+        guard result == 0 else { throw XvfbError("cannot start \(executable): \(String(cString: strerror(result)))") }
         return pid
     }
 
