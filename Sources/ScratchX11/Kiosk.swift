@@ -125,8 +125,10 @@ extension X11Window {
         var opcode: Int32 = 0, firstEvent: Int32 = 0, firstError: Int32 = 0
         guard XQueryExtension(d, "XInputExtension", &opcode, &firstEvent, &firstError) != 0 else { return false }
         var major: Int32 = 2, minor: Int32 = 2
-        // Reports the server's version, at most the one asked for.
-        guard XIQueryVersion(d, &major, &minor) == Success, major > 2 || (major == 2 && minor >= 2) else {
+        // Reports the server's version, at most the one asked for. Trapped: a server
+        // answers BadValue when this connection already announced another XI2 version.
+        let (version, versionError) = trapErrors(d) { XIQueryVersion(d, &major, &minor) }
+        guard version == Success, versionError == 0, major > 2 || (major == 2 && minor >= 2) else {
             return false
         }
         var maskBytes = [UInt8](repeating: 0, count: Int(cx11_xi_touch_mask_length))
