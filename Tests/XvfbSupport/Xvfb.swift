@@ -192,8 +192,8 @@ public final class Xvfb {
         return n
     }
 
-    /// Polls until a connect() to the server's Unix socket succeeds, the process exits,
-    /// or the timeout passes.
+    /// Polls until our server holds the display's lock file and a connect() to its Unix
+    /// socket succeeds, the process exits, or the timeout passes.
     enum Start { case ready, exited(Int32), timedOut }
 
     static func waitForSocket(display: Int, pid: pid_t, timeout: Double) -> Start {
@@ -201,10 +201,18 @@ public final class Xvfb {
         while Date() < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { return .exited(status) }   // the number was taken?
-            if canConnect(path: "/tmp/.X11-unix/X\(display)") { return .ready }
+            // The socket may be another server's that took the number first (our Xvfb
+            // then exits): ready only when the lock file names our process.
+            if lockOwner(display: display) == pid, canConnect(path: "/tmp/.X11-unix/X\(display)") { return .ready }
             usleep(20_000)
         }
         return .timedOut
+    }
+
+    /// The pid written in /tmp/.XN-lock by the server holding display N, if any.
+    static func lockOwner(display: Int) -> pid_t? {
+        guard let text = try? String(contentsOfFile: "/tmp/.X\(display)-lock", encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     static func canConnect(path: String) -> Bool {
