@@ -12,8 +12,8 @@ let package = Package(
     ],
     targets: [
         // C edges: system libraries found through pkg-config.
-        .systemLibrary(name: "CX11", pkgConfig: "x11 xext",
-                       providers: [.apt(["libx11-dev", "libxext-dev"])]),
+        .systemLibrary(name: "CX11", pkgConfig: "x11 xext xi",
+                       providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
 
@@ -38,8 +38,11 @@ let package = Package(
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
-        .target(name: "XvfbSupport", path: "Tests/XvfbSupport"),
-        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "XvfbSupport"]),
+        // Test-only: XFixes, to read the cursor the server shows (XFixesGetCursorImage).
+        .systemLibrary(name: "CXFixes", path: "Tests/CXFixes", pkgConfig: "x11 xfixes",
+                       providers: [.apt(["libxfixes-dev"])]),
+        .target(name: "XvfbSupport", dependencies: ["CXFixes"], path: "Tests/XvfbSupport"),
+        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
         .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],

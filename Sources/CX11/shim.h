@@ -1,4 +1,5 @@
-// The C edge of the X11 room: Xlib, its utilities, MIT-SHM and System V shared memory.
+// The C edge of the X11 room: Xlib, its utilities, MIT-SHM and System V shared memory,
+// DPMS (libXext) and XInput 2 (libXi, for touch).
 // Macros and variadic calls that Swift cannot import get `static inline` wrappers here,
 // all named cx11_….
 #ifndef SCRATCHCARD_CX11_SHIM_H
@@ -10,6 +11,8 @@
 #include <X11/Xatom.h>
 #include <X11/keysym.h>
 #include <X11/extensions/XShm.h>
+#include <X11/extensions/dpms.h>
+#include <X11/extensions/XInput2.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <stddef.h>
@@ -52,5 +55,14 @@ static inline void *cx11_shm_attach(int shmid) {
 }
 // Marks the segment for removal: it goes away when the last process detaches.
 static inline int cx11_shm_mark_removed(int shmid) { return shmctl(shmid, IPC_RMID, NULL); }
+
+// XInput 2 event masks (XI2.h macros): a mask long enough for the touch events,
+// with TouchBegin, TouchUpdate and TouchEnd set.
+enum { cx11_xi_touch_mask_length = XIMaskLen(XI_TouchEnd) };
+static inline void cx11_xi_set_touch_mask(unsigned char *mask) {
+    XISetMask(mask, XI_TouchBegin);
+    XISetMask(mask, XI_TouchUpdate);
+    XISetMask(mask, XI_TouchEnd);
+}
 
 #endif

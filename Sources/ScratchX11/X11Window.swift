@@ -32,9 +32,18 @@ public final class X11Window {
     /// Events read while waiting in `map()`, returned first by `nextEvents`.
     private var backlog: [WindowEvent] = []
     /// Set by the first MapNotify.
-    private var sawMapNotify = false
+    var sawMapNotify = false
     /// Surfaces drawing into this window, told about their MIT-SHM completions.
     private var surfaces: [WeakSurface] = []
+    /// Between `map()` and `unmap()`.
+    var mapRequested = false
+    /// Full screen without a window manager: take the input focus when mapped and
+    /// whenever the pointer enters or the focus leaves (see `makeFullScreen`).
+    var keepsFocus = false
+    /// The blank cursor while `hideCursor()` is in force (`XCreatePixmapCursor`), or 0.
+    var blankCursor: Cursor = 0
+    /// The XInputExtension's major opcode once `enableTouch()` has selected touch events.
+    var xiOpcode: Int32? = nil
 
     /// The events the window listens to.
     static let eventMask: Int = ExposureMask | ButtonPressMask | ButtonReleaseMask | PointerMotionMask
@@ -86,6 +95,7 @@ public final class X11Window {
     }
 
     deinit {
+        if blankCursor != 0 { XFreeCursor(display.handle, blankCursor) }
         XDestroyWindow(display.handle, handle)
         display.flush()
     }
@@ -96,6 +106,7 @@ public final class X11Window {
     @discardableResult
     public func map(timeout: Double = 5) -> Bool {
         XMapWindow(display.handle, handle)
+        mapRequested = true
         display.flush()
         let deadline = monotonicSeconds() + timeout
         while true {
@@ -109,6 +120,8 @@ public final class X11Window {
     /// Unmaps the window (`XUnmapWindow`).
     public func unmap() {
         XUnmapWindow(display.handle, handle)
+        mapRequested = false
+        sawMapNotify = false
         display.flush()
     }
 
@@ -175,15 +188,31 @@ public final class X11Window {
             size = new
             return .resized(new)
         case MapNotify:
-            if event.xmap.window == handle { sawMapNotify = true }
+            guard event.xmap.window == handle else { return nil }
+            sawMapNotify = true
+            if keepsFocus { takeFocus() }
             return nil
+        case EnterNotify:
+            if keepsFocus, event.xcrossing.window == handle { takeFocus() }
+            return nil
+        case FocusOut:
+            // Focus went elsewhere (another client's XSetInputFocus): take it back.
+            // Grabs (mode NotifyGrab) and focus moving into our own subwindows are not losses.
+            let f = event.xfocus
+            if keepsFocus, f.window == handle, f.mode == NotifyNormal, f.detail != NotifyInferior { takeFocus() }
+            return nil
+        case GenericEvent:
+            return translateGeneric(&event)
         case KeyPress:
             guard event.xkey.window == handle else { return nil }
             let keysym = XLookupKeysym(&event.xkey, 0)
             let key = Key(keysym: keysym)
+            let modifiers = KeyModifiers(state: event.xkey.state)
             // Ctrl held: keys without a name of their own come as .control (Ctrl+Z).
-            if event.xkey.state & UInt32(ControlMask) != 0, case .other(let name) = key { return .key(.control(name)) }
-            return .key(key)
+            if modifiers.contains(.control), case .other(let name) = key {
+                return .key(.control(name), modifiers: modifiers)
+            }
+            return .key(key, modifiers: modifiers)
         case ClientMessage:
             let c = event.xclient
             guard c.window == handle, c.message_type == wmProtocols, c.format == 32,
@@ -247,12 +276,25 @@ public enum WindowEvent: Equatable, Sendable {
     case expose(PixelRect)
     /// The window has a new size (`ConfigureNotify`); `X11Window.size` already has it.
     case resized(PixelSize)
-    /// A key was pressed (`KeyPress`).
-    case key(Key)
+    /// A key was pressed (`KeyPress`), with the modifiers held at the time (the
+    /// event's `state`: Shift, Control, Mod1 as Alt, Mod4 as Super; Caps Lock and Num
+    /// Lock are left out). Pressing a modifier key itself comes as a key too
+    /// (`.other("Control_L")`), with the modifiers held before it.
+    case key(Key, modifiers: KeyModifiers)
     /// The window manager asks us to close (WM_DELETE_WINDOW).
     case closeRequested
     /// The server has finished reading an MIT-SHM image (`ShmCompletion`).
     case putCompleted
+    /// A finger touched the window (XInput 2.2 `XI_TouchBegin`, after `enableTouch()`).
+    /// `id` tells this touch from others down at the same time, until its `touchEnd`.
+    /// Touch points are the server's sub-pixel window coordinates as they are: no +0.5,
+    /// unlike the pointer events, whose integer coordinates name a pixel whose centre
+    /// we report.
+    case touchBegin(id: Int, at: Point)
+    /// A touching finger moved (`XI_TouchUpdate`).
+    case touchUpdate(id: Int, at: Point)
+    /// A finger left the surface (`XI_TouchEnd`); `at` is where it was last.
+    case touchEnd(id: Int, at: Point)
 }
 
 /// The keys the card responds to; `other` carries the keysym's name (`XKeysymToString`).
@@ -262,6 +304,21 @@ public enum Key: Equatable, Sendable {
     /// A key pressed with Ctrl held, by its keysym's name (`.control("z")` for Ctrl+Z);
     /// only for keys that would otherwise be `.other`: the named keys stay as they are.
     case control(String)
+
+    /// The keysym's name as `XKeysymToString` spells it, for the unshifted keysym:
+    /// "Escape", "q", "space", "Return", "r", "s", or the name carried by `.other` and
+    /// `.control`. `KeyChord` matches keys by this name.
+    public var keysymName: String {
+        switch self {
+        case .escape: "Escape"
+        case .q: "q"
+        case .space: "space"
+        case .enter: "Return"
+        case .r: "r"
+        case .s: "s"
+        case .other(let name), .control(let name): name
+        }
+    }
 
     /// The key for an X keysym (from `XLookupKeysym`).
     init(keysym: KeySym) {

@@ -118,11 +118,11 @@ final class DoodleApp {
                     pending.formUnion(rect)
                 case .resized(let size):
                     relayout(to: size)
-                case .key(.q), .key(.escape), .closeRequested:
+                case .key(.q, _), .key(.escape, _), .closeRequested:
                     running = false
-                case .key(.s):
+                case .key(.s, _):
                     save()
-                case .key(let key):
+                case .key(let key, _):
                     handle(key)
                 default:
                     break

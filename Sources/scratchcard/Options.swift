@@ -1,4 +1,5 @@
 import ScratchCore
+import ScratchX11
 
 /// What the command line asked for: one immutable value, read from argv in two steps
 /// (split into tokens, then read the tokens), in the manner of swift-argument-parser.
@@ -221,7 +222,11 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--kiosk": options.kiosk = true
         case "--idle-reset": options.idleReset = try positiveNumber(value(), token, upTo: 86_400)
         case "--abandon-reset": options.abandonReset = try positiveNumber(value(), token, upTo: 86_400)
-        case "--exit-chord": options.exitChord = try nonEmpty(value(), token)
+        case "--exit-chord":
+            options.exitChord = try value()
+            guard KeyChord(parsing: options.exitChord) != nil else {
+                throw UsageError(message: "--exit-chord takes modifiers and a key, like ctrl+alt+shift+q, not '\(options.exitChord.prefix(40))'")
+            }
         case "--max-fingers": options.maxFingers = try wholeNumber(value(), token, in: 1...10)
         case "--config": _ = try value()         // read before the rest, in parseCommand
         default:

@@ -27,6 +27,10 @@ final class WindowApp {
     /// Kiosk mode: the attract band and where it was last drawn; the last touch.
     private var shimmer: Shimmer
     private var shimmerCentre: Double?
+    private let exitChord: KeyChord?
+    private var blankingInhibitor: ScreenBlankingInhibitor?
+    /// Fingers scratching now: touch id -> pen (the mouse is pen 0).
+    private var fingers: [Int: Int] = [:]
     /// When the next animation frame is due, and the pace of frames.
     private var nextFrameAt = 0.0
     private let frameInterval = 1.0 / 30
@@ -76,7 +80,16 @@ final class WindowApp {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
         } catch { throw ExitError(code: 1, message: "\(error)") }
+        exitChord = KeyChord(parsing: options.exitChord)
+        if options.kiosk {
+            let method = window.makeFullScreen()
+            window.hideCursor()
+            blankingInhibitor = ScreenBlankingInhibitor(display: display)
+            if options.verbose { log("kiosk: full screen \(method == .windowManager ? "through the window manager" : "without a window manager")") }
+        }
+        let touch = window.enableTouch()
         if options.verbose {
+            log("touch: \(touch ? "XInput 2.2 touch events, up to \(options.maxFingers) fingers" : "none; the pointer only")")
             log("scale \(scale.factor) from \(scale.source.rawValue); brush \(options.brushPoints) pt = \(brush.radius) px")
             log("window \(size), pixel layout \(layout), drawing with \(surface.usesSharedMemory ? "MIT-SHM" : "XPutImage")"
                 + (surface.fallbackReason.map { " (\($0))" } ?? ""))
@@ -129,6 +142,20 @@ final class WindowApp {
             exposed.formUnion(rect)
         case .resized(let size) where size != canvas.size:
             try relayout(to: size)
+        case .touchBegin(let id, let point):
+            touched()
+            guard session.acceptsScratches, fingers[id] == nil, fingers.count < options.maxFingers else { return }
+            let pen = (1...options.maxFingers).first { pen in !fingers.values.contains(pen) }!
+            fingers[id] = pen
+            emit(session.pressed())
+            stroke(canvas.penDown(at: point, pen: pen))
+        case .touchUpdate(let id, let point):
+            touched()
+            guard let pen = fingers[id], canvas.isPenDown(pen) else { return }
+            stroke(canvas.penMove(to: point, pen: pen))
+        case .touchEnd(let id, _):
+            touched()
+            if let pen = fingers.removeValue(forKey: id) { canvas.penUp(pen: pen) }
         case .putCompleted:
             shown()
         case .key, .closeRequested:
@@ -140,14 +167,14 @@ final class WindowApp {
 
     private func handleKey(_ event: WindowEvent) {
         switch event {
-        case .key(.space), .key(.enter):
+        case .key(.space, _), .key(.enter, _):
             canvas.allPensUp()
             emit(session.revealRequested(fraction: canvas.revealedFraction, now: monotonicSeconds()))
-        case .key(.r):
+        case .key(.r, _):
             dealNewCard()
-        case .key(.s):
+        case .key(.s, _):
             saveSnapshot()
-        case .key(.q), .key(.escape), .closeRequested:
+        case .key(.q, _), .key(.escape, _), .closeRequested:
             running = false
         default:
             break
@@ -160,7 +187,8 @@ final class WindowApp {
     }
 
     private func isExitChord(_ event: WindowEvent) -> Bool {
-        false
+        guard case .key(let key, let modifiers) = event, let exitChord else { return false }
+        return exitChord.matches(key, modifiers)
     }
 
     /// Someone is at the card: the abandon timer starts over.
@@ -335,6 +363,7 @@ final class WindowApp {
     }
 
     private func finish() {
+        blankingInhibitor?.restore()
         if let path = options.record {
             let trace = Trace(canvas: canvas.size, records: [.brush(brush.radius)] + recording)
             do { try AtomicFile.write(Array(trace.serialized(comment: "recorded by \(versionText)").utf8), to: path) } catch {

@@ -123,4 +123,70 @@ import XvfbSupport
         #expect(summary.out.contains("cards: \(records.count)\n"), "\(summary.out)")
         #expect(summary.out.contains("abandoned \(records.count)"), "\(summary.out)")
     }
+
+    /// The window's position and size on the screen, from xwininfo.
+    func geometry(_ server: Xvfb, _ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int) {
+        let text = try server.run("xwininfo", ["-id", "\(window)"])
+        func value(_ label: String) -> Int {
+            text.split(separator: "\n").first { $0.contains(label) }
+                .flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) } ?? -1
+        }
+        return (value("Absolute upper-left X"), value("Absolute upper-left Y"), value("Width"), value("Height"))
+    }
+
+    func screenSaverTimeout(_ server: Xvfb) throws -> String {
+        let text = try server.run("xset", ["q"])
+        let line = text.split(separator: "\n").first { $0.contains("timeout:") } ?? ""
+        return line.trimmingCharacters(in: .whitespaces)
+    }
+
+    @Test("without a window manager: the screen, the cursor hidden, the screen saver held off; only the chord ends it")
+    func fullScreenWithoutWindowManager() throws {
+        let files = try Files(); defer { files.remove() }
+        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+        try server.run("xset", ["s", "300"])
+        let before = try screenSaverTimeout(server)
+        let app = try RunningApp(files.arguments + ["--kiosk", "--events"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { eventNames(app).contains("ready") })
+        let g = try geometry(server, window)
+        #expect(g.x == 0 && g.y == 0 && g.width == 320 && g.height == 240, "\(g)")
+        #expect(try server.capture(window: window).size == PixelSize(width: 320, height: 240))
+        let held = try screenSaverTimeout(server)
+        #expect(held.contains("timeout:  0"), "\(held)")
+        try server.xdotool("mousemove", "--window", "\(window)", "100", "100")
+        let cursor = try #require(server.currentCursorImage())
+        #expect(cursor.isInvisible, "an invisible cursor over the kiosk")
+
+        for key in ["q", "Escape", "ctrl+alt+q", "ctrl+shift+q"] { try server.press(key, in: window) }
+        usleep(300_000)
+        #expect(app.process.isRunning)
+        try server.press("ctrl+alt+shift+q", in: window)
+        #expect(app.wait() == 0)
+        #expect(eventNames(app).last == "quit")
+        let after = try screenSaverTimeout(server)
+        #expect(after == before, "the screen saver settings are restored")
+    }
+
+    @Test("with a window manager (openbox): EWMH full screen; a chord of the operator's own")
+    func fullScreenWithWindowManager() throws {
+        let files = try Files(); defer { files.remove() }
+        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+        let manager = try WindowManager(server: server); defer { manager.stop() }
+        let app = try RunningApp(files.arguments + ["--kiosk", "--exit-chord", "ctrl+alt+x"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        let deadline = Date().addingTimeInterval(5)
+        var g = try geometry(server, window)
+        while (g.width != 320 || g.height != 240) && Date() < deadline {
+            usleep(50_000)
+            g = try geometry(server, window)
+        }
+        #expect(g.x == 0 && g.y == 0 && g.width == 320 && g.height == 240, "\(g)")
+        #expect(try server.xprop(id: window, "_NET_WM_STATE").contains("_NET_WM_STATE_FULLSCREEN"))
+        try server.press("ctrl+alt+shift+q", in: window)
+        usleep(300_000)
+        #expect(app.process.isRunning, "the default chord is replaced by the operator's")
+        try server.press("ctrl+alt+x", in: window)
+        #expect(app.wait() == 0)
+    }
 }

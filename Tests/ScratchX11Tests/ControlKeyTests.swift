@@ -19,7 +19,7 @@ import XvfbSupport
         var keys: [Key] = []
         let deadline = Date().addingTimeInterval(5)
         while keys.count < 4, Date() < deadline {
-            keys += window.nextEvents(timeout: 0.1).compactMap { event -> Key? in if case .key(let k) = event { k } else { nil } }
+            keys += window.nextEvents(timeout: 0.1).compactMap { event -> Key? in if case .key(let k, _) = event { k } else { nil } }
             // Ctrl itself comes as a key too (Control_L); leave it out.
             keys.removeAll { $0 == .other("Control_L") }
         }

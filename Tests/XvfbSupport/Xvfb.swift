@@ -96,9 +96,10 @@ public final class Xvfb {
         !exited && kill(pid, 0) == 0
     }
 
-    /// posix_spawn with /dev/null for standard input, output and error, and default
+    /// posix_spawn with /dev/null for standard input, output and error (and `environment`
+    /// as "K=V" strings when given, else ours), and default
     /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
-    static func spawn(_ executable: String, _ arguments: [String]) throws -> pid_t {
+    static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -118,8 +119,15 @@ public final class Xvfb {
         let argv: [UnsafeMutablePointer<CChar>?] = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for a in argv { free(a) } }
         var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else { throw XvfbError("cannot start Xvfb: \(String(cString: strerror(result)))") }
+        let result: Int32
+        if let environment {
+            let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
+            defer { for e in envp { free(e) } }
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        } else {
+            result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
+        }
+        guard result == 0 else { throw XvfbError("cannot start \(executable): \(String(cString: strerror(result)))") }
         return pid
     }
 
@@ -184,8 +192,8 @@ public final class Xvfb {
         return n
     }
 
-    /// Polls until a connect() to the server's Unix socket succeeds, the process exits,
-    /// or the timeout passes.
+    /// Polls until our server holds the display's lock file and a connect() to its Unix
+    /// socket succeeds, the process exits, or the timeout passes.
     enum Start { case ready, exited(Int32), timedOut }
 
     static func waitForSocket(display: Int, pid: pid_t, timeout: Double) -> Start {
@@ -193,10 +201,18 @@ public final class Xvfb {
         while Date() < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid { return .exited(status) }   // the number was taken?
-            if canConnect(path: "/tmp/.X11-unix/X\(display)") { return .ready }
+            // The socket may be another server's that took the number first (our Xvfb
+            // then exits): ready only when the lock file names our process.
+            if lockOwner(display: display) == pid, canConnect(path: "/tmp/.X11-unix/X\(display)") { return .ready }
             usleep(20_000)
         }
         return .timedOut
+    }
+
+    /// The pid written in /tmp/.XN-lock by the server holding display N, if any.
+    static func lockOwner(display: Int) -> pid_t? {
+        guard let text = try? String(contentsOfFile: "/tmp/.X\(display)-lock", encoding: .utf8) else { return nil }
+        return pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }
 
     static func canConnect(path: String) -> Bool {

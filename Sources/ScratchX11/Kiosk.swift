@@ -1,0 +1,212 @@
+@preconcurrency import Glibc
+import CX11
+import ScratchCore
+
+// What kiosk mode asks of the window: the whole screen, no cursor, multi-touch.
+// The screen saver and DPMS are the display's business: see ScreenBlankingInhibitor.
+
+/// How `X11Window.makeFullScreen()` went about it.
+public enum FullScreenMethod: Equatable, Sendable {
+    /// An EWMH window manager runs and offers full screen: the window asked it for
+    /// `_NET_WM_STATE_FULLSCREEN`, and the manager places and sizes it.
+    case windowManager
+    /// No such window manager: the window moved itself to 0,0 at the screen's size
+    /// (`XMoveResizeWindow`) and keeps the input focus (`XSetInputFocus`).
+    case withoutWindowManager
+}
+
+extension X11Window {
+    /// Makes the window cover the screen, with or without a window manager.
+    ///
+    ///     let window = try X11Window(display: display, size: display.screenSize, title: "Scratch card")
+    ///     window.makeFullScreen()   // before map: the window appears full screen at once
+    ///     window.map()
+    ///
+    /// Created at `display.screenSize`, the window is already the screen's size at 0,0
+    /// before this call; it may also be called after `map()`.
+    ///
+    /// - With an EWMH window manager (`X11Display.windowManagerOffersFullScreen`): before
+    ///   the window is mapped, sets its `_NET_WM_STATE` property to
+    ///   `[_NET_WM_STATE_FULLSCREEN]`, which the manager reads when it maps the window;
+    ///   once mapped, sends the manager the `_NET_WM_STATE` ClientMessage (add
+    ///   fullscreen) on the root window. The manager then resizes the window: expect a
+    ///   `.resized` event.
+    /// - Without one: moves and resizes the window to 0,0 and the screen's size
+    ///   (`XMoveResizeWindow`, nothing else would place it), raises it, and from then on
+    ///   gives it the input focus (`XSetInputFocus`) when it is mapped, when the pointer
+    ///   enters it and when another client takes the focus away. Override-redirect is
+    ///   not used, so a window manager started later still manages the window.
+    @discardableResult
+    public func makeFullScreen() -> FullScreenMethod {
+        let d = display.handle
+        if display.windowManagerOffersFullScreen {
+            let state = display.atom("_NET_WM_STATE")
+            let fullScreen = display.atom("_NET_WM_STATE_FULLSCREEN")
+            if mapRequested {
+                var event = XEvent()
+                event.xclient.type = ClientMessage
+                event.xclient.send_event = 1
+                event.xclient.window = handle
+                event.xclient.message_type = state
+                event.xclient.format = 32
+                event.xclient.data.l.0 = 1   // _NET_WM_STATE_ADD
+                event.xclient.data.l.1 = Int(fullScreen)
+                event.xclient.data.l.2 = 0
+                event.xclient.data.l.3 = 1   // source: an ordinary application
+                XSendEvent(d, display.rootWindow, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
+            } else {
+                let atoms: [Atom] = [fullScreen]
+                atoms.withUnsafeBytes { bytes in
+                    _ = XChangeProperty(d, handle, state, Atom(XA_ATOM), 32, PropModeReplace,
+                                        bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), 1)
+                }
+            }
+            display.flush()
+            return .windowManager
+        }
+        let screen = display.screenSize
+        XMoveResizeWindow(d, handle, 0, 0, UInt32(screen.width), UInt32(screen.height))
+        XRaiseWindow(d, handle)
+        if !keepsFocus {
+            keepsFocus = true
+            XSelectInput(d, handle, Self.eventMask | EnterWindowMask | FocusChangeMask)
+        }
+        if mapRequested && sawMapNotify { takeFocus() }
+        display.flush()
+        return .withoutWindowManager
+    }
+
+    /// Gives this window the input focus (`XSetInputFocus`, reverting to the pointer
+    /// root). Trapped: the window may have been unmapped meanwhile (BadMatch), which
+    /// is no error here.
+    func takeFocus() {
+        let d = display.handle
+        _ = trapErrors(d) { XSetInputFocus(d, handle, Int32(RevertToPointerRoot), Time(CurrentTime)) }
+    }
+
+    /// Hides the pointer over this window: defines an invisible cursor, made once from
+    /// a 1x1 bitmap whose mask is empty (`XCreateBitmapFromData`, `XCreatePixmapCursor`,
+    /// `XDefineCursor`). The pointer still moves and clicks as before.
+    public func hideCursor() {
+        let d = display.handle
+        if blankCursor == 0 {
+            var bits: [CChar] = [0]
+            let bitmap = XCreateBitmapFromData(d, handle, &bits, 1, 1)
+            // The colours do not matter: the empty mask shows none of the cursor.
+            var foreground = XColor(), background = XColor()
+            blankCursor = XCreatePixmapCursor(d, bitmap, bitmap, &foreground, &background, 0, 0)
+            XFreePixmap(d, bitmap)
+        }
+        XDefineCursor(d, handle, blankCursor)
+        display.flush()
+    }
+
+    /// Shows the pointer again: the window goes back to its parent's cursor
+    /// (`XUndefineCursor`).
+    public func showCursor() {
+        XUndefineCursor(display.handle, handle)
+        display.flush()
+    }
+
+    /// Asks for multi-touch events (`.touchBegin`, `.touchUpdate`, `.touchEnd`) from
+    /// every touch device, through XInput 2.2: `XIQueryVersion` (2.2 or later needed),
+    /// then `XISelectEvents` of XI_TouchBegin, XI_TouchUpdate and XI_TouchEnd on this
+    /// window for all master devices. Returns false when the server lacks XInput 2.2 or
+    /// refuses the selection (the error is trapped); the pointer events go on as before.
+    ///
+    /// Once touch is selected, the server no longer emulates the pointer for touches
+    /// on this window (a touch is not also a press, motion and release), while real
+    /// mice still give `.press`, `.motion` and `.release`. A server without touch
+    /// devices (Xvfb) accepts the selection all the same: it returns true there.
+    @discardableResult
+    public func enableTouch() -> Bool {
+        if xiOpcode != nil { return true }
+        let d = display.handle
+        var opcode: Int32 = 0, firstEvent: Int32 = 0, firstError: Int32 = 0
+        guard XQueryExtension(d, "XInputExtension", &opcode, &firstEvent, &firstError) != 0 else { return false }
+        var major: Int32 = 2, minor: Int32 = 2
+        // Reports the server's version, at most the one asked for. Trapped: a server
+        // answers BadValue when this connection already announced another XI2 version.
+        let (version, versionError) = trapErrors(d) { XIQueryVersion(d, &major, &minor) }
+        guard version == Success, versionError == 0, major > 2 || (major == 2 && minor >= 2) else {
+            return false
+        }
+        var maskBytes = [UInt8](repeating: 0, count: Int(cx11_xi_touch_mask_length))
+        let (status, error) = maskBytes.withUnsafeMutableBufferPointer { bytes in
+            cx11_xi_set_touch_mask(bytes.baseAddress)
+            var mask = XIEventMask(deviceid: XIAllMasterDevices, mask_len: Int32(bytes.count), mask: bytes.baseAddress)
+            return trapErrors(d) { XISelectEvents(d, handle, &mask, 1) }
+        }
+        guard status == Success, error == 0 else { return false }
+        xiOpcode = opcode
+        return true
+    }
+
+    /// An XInput 2 event (a GenericEvent cookie): its data is fetched
+    /// (`XGetEventData`), translated and freed (`XFreeEventData`).
+    func translateGeneric(_ event: inout XEvent) -> WindowEvent? {
+        guard let opcode = xiOpcode, event.xcookie.extension == opcode else { return nil }
+        let d = display.handle
+        guard XGetEventData(d, &event.xcookie) != 0 else { return nil }
+        defer { XFreeEventData(d, &event.xcookie) }
+        guard let data = event.xcookie.data else { return nil }
+        let type = event.xcookie.evtype
+        guard type == XI_TouchBegin || type == XI_TouchUpdate || type == XI_TouchEnd else { return nil }
+        return translateTouch(data.assumingMemoryBound(to: XIDeviceEvent.self).pointee)
+    }
+
+    /// One XInput 2.2 touch event as a WindowEvent, or nil when it is not a touch event
+    /// or not for this window. `detail` is the touch id; `event_x`, `event_y` are
+    /// window coordinates that are already sub-pixel positions, kept as they are (no
+    /// +0.5, see `WindowEvent.touchBegin`).
+    ///
+    /// Internal so that tests can feed it synthetic `XIDeviceEvent`s: Xvfb has no touch
+    /// device, and XTest cannot make touches, so the real path (`translateGeneric`)
+    /// is only exercised against hardware.
+    func translateTouch(_ e: XIDeviceEvent) -> WindowEvent? {
+        guard e.event == handle else { return nil }
+        let id = Int(UInt32(bitPattern: e.detail))
+        let at = Point(x: e.event_x, y: e.event_y)
+        switch e.evtype {
+        case XI_TouchBegin: return .touchBegin(id: id, at: at)
+        case XI_TouchUpdate: return .touchUpdate(id: id, at: at)
+        case XI_TouchEnd: return .touchEnd(id: id, at: at)
+        default: return nil
+        }
+    }
+}
+
+extension X11Display {
+    /// True when an EWMH window manager runs and offers full screen: the root window's
+    /// `_NET_SUPPORTING_WM_CHECK` names a window that exists and names itself the same
+    /// way (a stale property left by a manager that died fails this), and the root's
+    /// `_NET_SUPPORTED` lists `_NET_WM_STATE_FULLSCREEN`.
+    public var windowManagerOffersFullScreen: Bool {
+        let check = atom("_NET_SUPPORTING_WM_CHECK")
+        guard let child = windowProperty32(rootWindow, check, type: Atom(XA_WINDOW))?.first, child != 0 else {
+            return false
+        }
+        // The child may be gone (BadWindow): trapped, it just means no manager.
+        let (own, error) = trapErrors(handle) { windowProperty32(Window(child), check, type: Atom(XA_WINDOW)) }
+        guard error == 0, own?.first == child else { return false }
+        let supported = windowProperty32(rootWindow, atom("_NET_SUPPORTED"), type: Atom(XA_ATOM)) ?? []
+        return supported.contains(UInt(atom("_NET_WM_STATE_FULLSCREEN")))
+    }
+
+    /// A window's property of format 32 (`XGetWindowProperty`), or nil when it is
+    /// missing or of another type or format. Format-32 items come as C longs.
+    func windowProperty32(_ window: Window, _ property: Atom, type: Atom) -> [UInt]? {
+        var actualType: Atom = 0
+        var format: Int32 = 0
+        var count: UInt = 0, remaining: UInt = 0
+        var data: UnsafeMutablePointer<UInt8>? = nil
+        let status = XGetWindowProperty(handle, window, property, 0, 1 << 16, 0, type,
+                                        &actualType, &format, &count, &remaining, &data)
+        guard status == Success, let data else { return nil }
+        defer { XFree(data) }
+        guard actualType == type, format == 32 else { return nil }
+        return data.withMemoryRebound(to: UInt.self, capacity: Int(count)) {
+            Array(UnsafeBufferPointer(start: $0, count: Int(count)))
+        }
+    }
+}
