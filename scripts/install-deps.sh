@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   pkg-config libx11-dev libxext-dev libpng-dev   # the C libraries behind CX11 and CPNG
+  libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine
   xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop, xrdb, xwd
 )
 

@@ -56,6 +56,10 @@ public struct Mask {
         return storage.bytes[y * size.width + x]
     }
 
+    /// How many mask bytes the brush has visited so far (the sum of the row spans it
+    /// read): for benchmarks that count the bytes an event touches.
+    public var bytesVisitedByBrush: Int { storage.visited }
+
     /// How many pixels have a mask value of 128 or more, unscratchable ones included.
     public var revealedPixels: Int { storage.revealed }
 
@@ -115,6 +119,8 @@ final class MaskStorage {
     let size: PixelSize
     let bytes: UnsafeMutableBufferPointer<UInt8>
     var revealed = 0
+    /// Bytes the brush has visited (read), summed over its row spans.
+    var visited = 0
     /// What changed since the damage was last taken: for each row, the first and last
     /// column changed (first > last when none), and the rows that have any.
     let damageSpans: UnsafeMutableBufferPointer<Int32>
@@ -139,6 +145,7 @@ final class MaskStorage {
         _ = other.damageSpans.update(fromContentsOf: damageSpans)
         other.damagedRows = damagedRows
         other.revealed = revealed
+        other.visited = visited
         return other
     }
 
@@ -229,6 +236,7 @@ final class MaskStorage {
 
         var minX = Int.max, maxX = Int.min, minY = Int.max, maxY = Int.min
         var revealedNow = revealed
+        var visitedNow = visited
         let base = bytes.baseAddress!
         let lastColumn = Double(width - 1)
 
@@ -251,6 +259,7 @@ final class MaskStorage {
                     if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
                 }
                 let line = base + row * width
+                visitedNow += last - first + 1
                 var rowMin = Int.max, rowMax = Int.min
 
                 // The anti-aliased ends: a distance per pixel.
@@ -312,6 +321,7 @@ final class MaskStorage {
             }
         }
         revealed = revealedNow
+        visited = visitedNow
         return minY == Int.max ? .empty : PixelRect(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 }
