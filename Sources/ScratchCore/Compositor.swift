@@ -88,6 +88,34 @@ enum Compositor {
         return written
     }
 
+    /// Loads one byte of every cache line the spans will read from the card's pixels, in
+    /// a tight loop of independent loads: on a canvas that does not fit in cache the
+    /// processor then waits for many lines at once instead of one row after another as
+    /// the compositor reaches them (card-4k: about 12% less time per event; touching the
+    /// framebuffer's lines too measured no better). Returns a sum of the bytes loaded,
+    /// which the caller keeps so the loads are not optimised away.
+    static func touch(_ pixels: CardPixels, into framebuffer: Framebuffer, spans: [Span]) -> UInt8 {
+        let width = pixels.size.width
+        let rows = Swift.min(pixels.size.height, framebuffer.size.height)
+        let columns = Swift.min(width, framebuffer.size.width)
+        var sum: UInt8 = 0
+        pixels.bytes.withUnsafeBytes { sourceBytes in
+            let s0 = sourceBytes.baseAddress!
+            for span in spans {
+                let first = Swift.max(span.first, 0), last = Swift.min(span.last, columns - 1)
+                guard span.row >= 0, span.row < rows, first <= last else { continue }
+                let s = s0 + (span.row * width) * 8
+                var x = first
+                while x <= last {           // 8 pixels per source line
+                    sum &+= s.load(fromByteOffset: x * 8, as: UInt8.self)
+                    x += 8
+                }
+                sum &+= s.load(fromByteOffset: last * 8, as: UInt8.self)
+            }
+        }
+        return sum
+    }
+
     @inline(__always)
     static func compositeRow(count: Int, mask: UnsafeRawPointer, source: UnsafeRawPointer,
                              out: UnsafeMutableRawPointer) {
