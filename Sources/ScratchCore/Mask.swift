@@ -251,9 +251,10 @@ final class MaskStorage {
         if firstRow <= lastRow {
             for row in firstRow...lastRow {
                 let cy = Double(row) + 0.5
-                guard let span = chord.span(y: cy, reach: outer), let (first, last) = columns(span) else { continue }
+                let both = chord.spans(y: cy, outer: outer, inner: inner)
+                guard both.lo <= both.hi, let (first, last) = columns((both.lo, both.hi)) else { continue }
                 var fillFirst = last + 1, fillLast = last
-                if inner > 0, let core = chord.span(y: cy, reach: inner), let (f, l) = columns(core) {
+                if both.innerLo <= both.innerHi, let (f, l) = columns((both.innerLo, both.innerHi)) {
                     fillFirst = Swift.max(f, first)
                     fillLast = Swift.min(l, last)
                     if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
