@@ -59,7 +59,8 @@ let windowUsage = """
       --title TEXT     window title (default ScratchCard)
       --display NAME   X display to use (default: $DISPLAY)
       --record FILE    write the gesture as a stroke trace when the window closes
-      --stats          print events, repaints, pixels put and latency on exit
+      --stats          print events, repaints, pixels put, latency and the time from
+                       start to the first frame on screen, on exit
       --verbose        say which display scale was chosen and how things are drawn
       -h, --help       show this help and exit
       --version        show the version and exit

@@ -16,6 +16,8 @@ final class WindowApp {
     private let brush: Brush
     private var recording: [Trace.Record] = []
     private var stats = Stats()
+    /// When the program started setting up (images, display, window), for `first_frame_ms`.
+    private let startedMicroseconds = monotonicMicroseconds()
 
     /// Counters for `--stats`.
     struct Stats {
@@ -25,6 +27,8 @@ final class WindowApp {
         /// Arrival times (µs) of strokes composited but not yet shown, and not yet composited.
         var inFlight: [Int] = []
         var waiting: [Int] = []
+        /// From the start of set-up to the first put on screen.
+        var firstFrameMicroseconds: Int?
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -125,6 +129,7 @@ final class WindowApp {
     /// The last put is on screen: every stroke it carried has its latency.
     private func shown() {
         let now = monotonicMicroseconds()
+        if stats.firstFrameMicroseconds == nil { stats.firstFrameMicroseconds = now - startedMicroseconds }
         for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
         stats.inFlight.removeAll(keepingCapacity: true)
     }
@@ -154,7 +159,8 @@ final class WindowApp {
             let p99 = stats.latency.percentile(0.99).map { "\($0)" } ?? "-"
             print("events=\(stats.events) repaints=\(stats.repaints) pixels_put=\(surface.pixelsPut)"
                   + " window=\(canvas.size) shm=\(surface.usesSharedMemory)"
-                  + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))")
+                  + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))"
+                  + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")")
         }
     }
 }
