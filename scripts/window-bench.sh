@@ -93,8 +93,8 @@ echo "window=1920x1080 driven=$events events=$handled repaints=$(field repaints)
   "peak_rss_kb=$hwm_kb idle_cpu_ticks_5s=$idle_ticks shm=$(field shm)"
 
 # --- start-up -------------------------------------------------------------------
-convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform "$work/cover4k.png"
-convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' "$work/prize4k.png"
+convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$work/cover4k.png"
+convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$work/prize4k.png"
 startup() {   # label, screen size, options...
   local label=$1 screen=$2; shift 2
   start_xvfb "$screen"

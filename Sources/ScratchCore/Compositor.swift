@@ -16,19 +16,33 @@ struct CardPixels {
         let size = cover.size
         self.size = size
         self.layout = layout
-        var out = [UInt8](repeating: 255, count: size.pixelCount * 8)
-        let offsets = [layout.redOffset, layout.greenOffset, layout.blueOffset]
-        cover.bytes.withUnsafeBufferPointer { c in
-            prize.bytes.withUnsafeBufferPointer { p in
-                for i in 0..<size.pixelCount {
-                    let alpha = Int(c[i * 4 + 3])
-                    for k in 0..<3 {
-                        let under = Int(p[i * 4 + k])
-                        out[i * 8 + offsets[k]] = UInt8(blend255(under, Int(c[i * 4 + k]), alpha))
-                        out[i * 8 + 4 + offsets[k]] = UInt8(under)
+        // Raw pointers and one 8-byte store per pixel: at 4K this runs at start-up over
+        // 8 million pixels, where a checked array index per byte cost a tenth of the
+        // time to the first frame.
+        let count = size.pixelCount
+        let rs = UInt32(layout.redOffset * 8), gs = UInt32(layout.greenOffset * 8), bs = UInt32(layout.blueOffset * 8)
+        let padding = ~(0xFF << rs | 0xFF << gs | 0xFF << bs) as UInt32   // the fourth byte: 255
+        let out = [UInt8](unsafeUninitializedCapacity: count * 8) { buffer, initialized in
+            let o = UnsafeMutableRawPointer(buffer.baseAddress!)
+            cover.bytes.withUnsafeBufferPointer { c in
+                prize.bytes.withUnsafeBufferPointer { p in
+                    let c = c.baseAddress!, p = p.baseAddress!
+                    for i in 0..<count {
+                        let pr = UInt32(p[i * 4]), pg = UInt32(p[i * 4 + 1]), pb = UInt32(p[i * 4 + 2])
+                        var cr = UInt32(c[i * 4]), cg = UInt32(c[i * 4 + 1]), cb = UInt32(c[i * 4 + 2])
+                        let alpha = Int(c[i * 4 + 3])
+                        if alpha != 255 {
+                            cr = UInt32(blend255(Int(pr), Int(cr), alpha))
+                            cg = UInt32(blend255(Int(pg), Int(cg), alpha))
+                            cb = UInt32(blend255(Int(pb), Int(cb), alpha))
+                        }
+                        let coverWord = padding | cr << rs | cg << gs | cb << bs
+                        let prizeWord = padding | pr << rs | pg << gs | pb << bs
+                        o.storeBytes(of: UInt64(coverWord) | UInt64(prizeWord) << 32, toByteOffset: i * 8, as: UInt64.self)
                     }
                 }
             }
+            initialized = count * 8
         }
         bytes = out
     }

@@ -65,7 +65,7 @@ final class WindowApp {
 
     /// Runs until the user quits; then writes the recording and the stats.
     func run() throws(ExitError) {
-        canvas.composite(PixelRect(size: canvas.size), into: surface.framebuffer)
+        // The first repaint composites the whole card (it starts out exposed): once.
         window.map()
         var exposed = PixelRect(size: canvas.size)
         var running = true
@@ -144,7 +144,7 @@ final class WindowApp {
                                        keeping: canvas.mask)
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
-        canvas.composite(PixelRect(size: size), into: surface.framebuffer)
+        // The caller marks the whole card exposed: the next repaint composites it.
     }
 
     private func finish() {
