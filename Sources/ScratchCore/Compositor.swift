@@ -138,9 +138,18 @@ enum Compositor {
             let word = mask.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             let s = source + i * 8, o = out + i * 4
             if word == 0 {
-                for k in 0..<8 { copy(s + k * 8, o + k * 4) }
+                // Two pixels per 8-byte store: the covers of two neighbouring pairs.
+                for k in stride(from: 0, to: 8, by: 2) {
+                    let a = s.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)
+                    let b = s.loadUnaligned(fromByteOffset: k * 8 + 8, as: UInt64.self)
+                    o.storeBytes(of: (a & 0xFFFF_FFFF) | b << 32, toByteOffset: k * 4, as: UInt64.self)
+                }
             } else if word == ~0 {
-                for k in 0..<8 { copy(s + k * 8 + 4, o + k * 4) }
+                for k in stride(from: 0, to: 8, by: 2) {
+                    let a = s.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)
+                    let b = s.loadUnaligned(fromByteOffset: k * 8 + 8, as: UInt64.self)
+                    o.storeBytes(of: a >> 32 | (b & 0xFFFF_FFFF_0000_0000), toByteOffset: k * 4, as: UInt64.self)
+                }
             } else {
                 var w = word
                 for k in 0..<8 {
