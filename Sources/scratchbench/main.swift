@@ -216,7 +216,6 @@ func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
 }
 
 let options = parseOptions(Array(CommandLine.arguments.dropFirst()))
-let copyBytesPerSecond = copyBandwidth()
 for path in options.traces {
     let trace: Trace
     do { trace = try Trace.load(path: path) } catch {
@@ -228,6 +227,8 @@ for path in options.traces {
     let framebuffer = Framebuffer(size: trace.canvas, layout: .bgrx)
     canvas.composite(PixelRect(size: trace.canvas), into: framebuffer)
     let name = path.split(separator: "/").last.map(String.init) ?? path
+    // Measured beside each trace's runs, so both see the same load on a shared machine.
+    let copyBytesPerSecond = copyBandwidth()
 
     /// The median of `repeats` runs (by total time).
     func median(_ body: () -> Run) -> Run {
@@ -291,6 +292,9 @@ for path in options.traces {
             line.append(("floor_ratio", format3(nsPerEvent(run) / floorNs)))
             if let cairoRun {
                 line.append(("ratio", format3(nsPerEvent(cairoRun) / nsPerEvent(run))))
+                // The medians of the events: steadier than the means when others share the machine.
+                let p50 = percentile(run.eventNanoseconds.sorted(), 0.5)
+                line.append(("ratio_p50", format3(percentile(cairoRun.eventNanoseconds.sorted(), 0.5) / Swift.max(p50, 0.001))))
             }
         }
         emit(line)
