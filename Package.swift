@@ -16,6 +16,9 @@ let package = Package(
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // cairo + pixman: the engine scratchbench compares against; nothing else links it.
+        .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
+                       providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
 
         // The engine: geometry, mask and brush, compositor, reveal meter, traces.
         .target(name: "ScratchCore", linkerSettings: [.linkedLibrary("m")]),
@@ -30,7 +33,7 @@ let package = Package(
 
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
-        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore"]),
+        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
         // Draws the built-in default card: swift run assetmaker Assets
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage"]),
 

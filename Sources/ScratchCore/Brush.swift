@@ -48,53 +48,72 @@ struct CapsuleChord {
         inverseDy = dy != 0 ? 1 / dy : 0
     }
 
-    /// The interval `lo ... hi` of x within `reach` of the segment at height y, or nil.
+    /// The chords at height y for two reaches at once, `outer` and `inner` (inner <= outer;
+    /// an inner reach <= 0 gives an empty inner chord): the work that does not depend on
+    /// the reach (the band's projection limits, the heights above A and B) is done once.
+    /// An empty chord comes back with lo > hi.
     @inline(__always)
-    func span(y: Double, reach: Double) -> (lo: Double, hi: Double)? {
+    func spans(y: Double, outer: Double, inner: Double)
+        -> (lo: Double, hi: Double, innerLo: Double, innerHi: Double) {
+        let h = y - a.y, hb = h - dy
+        let hh = h * h, hbhb = hb * hb
+        let outerSquared = outer * outer, innerSquared = inner * inner
         var lo = Double.infinity, hi = -Double.infinity
-        let reachSquared = reach * reach
-        let h = y - a.y
-        // The disk around A.
-        let wa = reachSquared - h * h
+        var ilo = Double.infinity, ihi = -Double.infinity
+        let hasInner = inner > 0
+        // The disks around A and B.
+        let wa = outerSquared - hh
         if wa >= 0 {
             let w = wa.squareRoot()
-            lo = a.x - w
-            hi = a.x + w
+            lo = a.x - w; hi = a.x + w
+            let wi = innerSquared - hh
+            if hasInner && wi >= 0 {
+                let v = wi.squareRoot()
+                ilo = a.x - v; ihi = a.x + v
+            }
         }
-        guard lengthSquared > 0 else { return lo <= hi ? (lo, hi) : nil }
-        // The disk around B.
-        let hb = h - dy
-        let wb = reachSquared - hb * hb
+        guard lengthSquared > 0 else { return (lo, hi, ilo, ihi) }
+        let bx = a.x + dx
+        let wb = outerSquared - hbhb
         if wb >= 0 {
-            let w = wb.squareRoot(), bx = a.x + dx
-            lo = Swift.min(lo, bx - w)
-            hi = Swift.max(hi, bx + w)
+            let w = wb.squareRoot()
+            lo = Swift.min(lo, bx - w); hi = Swift.max(hi, bx + w)
+            let wi = innerSquared - hbhb
+            if hasInner && wi >= 0 {
+                let v = wi.squareRoot()
+                ilo = Swift.min(ilo, bx - v); ihi = Swift.max(ihi, bx + v)
+            }
         }
-        // The band: points whose projection falls on the segment and whose distance
-        // across it is at most `reach`. Each condition is linear in x.
+        // The band: 0 <= (x - ax)·dx + h·dy <= |AB|², the same for both reaches ...
         var bandLo = -Double.infinity, bandHi = Double.infinity
-        // 0 <= (x - ax)·dx + h·dy <= |AB|²
+        let hdy = h * dy
         if dx != 0 {
-            let u = -h * dy * inverseDx, v = (lengthSquared - h * dy) * inverseDx
+            let u = -hdy * inverseDx, v = (lengthSquared - hdy) * inverseDx
             bandLo = Swift.min(u, v)
             bandHi = Swift.max(u, v)
-        } else if h * dy < 0 || h * dy > lengthSquared {
-            return lo <= hi ? (lo, hi) : nil
+        } else if hdy < 0 || hdy > lengthSquared {
+            return (lo, hi, ilo, ihi)
         }
-        // |h·dx - (x - ax)·dy| <= reach·|AB|
-        let across = reach * length
+        // ... and |h·dx - (x - ax)·dy| <= reach·|AB|.
+        let hdx = h * dx
+        let across = outer * length, innerAcross = inner * length
         if dy != 0 {
-            let u = (h * dx - across) * inverseDy, v = (h * dx + across) * inverseDy
-            bandLo = Swift.max(bandLo, Swift.min(u, v))
-            bandHi = Swift.min(bandHi, Swift.max(u, v))
-        } else if Swift.abs(h * dx) > across {
-            return lo <= hi ? (lo, hi) : nil
+            let u = (hdx - across) * inverseDy, v = (hdx + across) * inverseDy
+            let l = Swift.max(bandLo, Swift.min(u, v)), r = Swift.min(bandHi, Swift.max(u, v))
+            if l <= r { lo = Swift.min(lo, a.x + l); hi = Swift.max(hi, a.x + r) }
+            if hasInner {
+                let ui = (hdx - innerAcross) * inverseDy, vi = (hdx + innerAcross) * inverseDy
+                let il = Swift.max(bandLo, Swift.min(ui, vi)), ir = Swift.min(bandHi, Swift.max(ui, vi))
+                if il <= ir { ilo = Swift.min(ilo, a.x + il); ihi = Swift.max(ihi, a.x + ir) }
+            }
+        } else {
+            let off = Swift.abs(hdx)
+            if off <= across && bandLo <= bandHi { lo = Swift.min(lo, a.x + bandLo); hi = Swift.max(hi, a.x + bandHi) }
+            if hasInner && off <= innerAcross && bandLo <= bandHi {
+                ilo = Swift.min(ilo, a.x + bandLo); ihi = Swift.max(ihi, a.x + bandHi)
+            }
         }
-        if bandLo <= bandHi {
-            lo = Swift.min(lo, a.x + bandLo)
-            hi = Swift.max(hi, a.x + bandHi)
-        }
-        return lo <= hi ? (lo, hi) : nil
+        return (lo, hi, ilo, ihi)
     }
 
     /// The distance from (x, y) to the segment.

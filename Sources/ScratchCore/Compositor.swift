@@ -16,19 +16,33 @@ struct CardPixels {
         let size = cover.size
         self.size = size
         self.layout = layout
-        var out = [UInt8](repeating: 255, count: size.pixelCount * 8)
-        let offsets = [layout.redOffset, layout.greenOffset, layout.blueOffset]
-        cover.bytes.withUnsafeBufferPointer { c in
-            prize.bytes.withUnsafeBufferPointer { p in
-                for i in 0..<size.pixelCount {
-                    let alpha = Int(c[i * 4 + 3])
-                    for k in 0..<3 {
-                        let under = Int(p[i * 4 + k])
-                        out[i * 8 + offsets[k]] = UInt8(blend255(under, Int(c[i * 4 + k]), alpha))
-                        out[i * 8 + 4 + offsets[k]] = UInt8(under)
+        // Raw pointers and one 8-byte store per pixel: at 4K this runs at start-up over
+        // 8 million pixels, where a checked array index per byte cost a tenth of the
+        // time to the first frame.
+        let count = size.pixelCount
+        let rs = UInt32(layout.redOffset * 8), gs = UInt32(layout.greenOffset * 8), bs = UInt32(layout.blueOffset * 8)
+        let padding = ~(0xFF << rs | 0xFF << gs | 0xFF << bs) as UInt32   // the fourth byte: 255
+        let out = [UInt8](unsafeUninitializedCapacity: count * 8) { buffer, initialized in
+            let o = UnsafeMutableRawPointer(buffer.baseAddress!)
+            cover.bytes.withUnsafeBufferPointer { c in
+                prize.bytes.withUnsafeBufferPointer { p in
+                    let c = c.baseAddress!, p = p.baseAddress!
+                    for i in 0..<count {
+                        let pr = UInt32(p[i * 4]), pg = UInt32(p[i * 4 + 1]), pb = UInt32(p[i * 4 + 2])
+                        var cr = UInt32(c[i * 4]), cg = UInt32(c[i * 4 + 1]), cb = UInt32(c[i * 4 + 2])
+                        let alpha = Int(c[i * 4 + 3])
+                        if alpha != 255 {
+                            cr = UInt32(blend255(Int(pr), Int(cr), alpha))
+                            cg = UInt32(blend255(Int(pg), Int(cg), alpha))
+                            cb = UInt32(blend255(Int(pb), Int(cb), alpha))
+                        }
+                        let coverWord = padding | cr << rs | cg << gs | cb << bs
+                        let prizeWord = padding | pr << rs | pg << gs | pb << bs
+                        o.storeBytes(of: UInt64(coverWord) | UInt64(prizeWord) << 32, toByteOffset: i * 8, as: UInt64.self)
                     }
                 }
             }
+            initialized = count * 8
         }
         bytes = out
     }
@@ -88,6 +102,34 @@ enum Compositor {
         return written
     }
 
+    /// Loads one byte of every cache line the spans will read from the card's pixels, in
+    /// a tight loop of independent loads: on a canvas that does not fit in cache the
+    /// processor then waits for many lines at once instead of one row after another as
+    /// the compositor reaches them (card-4k: about 12% less time per event; touching the
+    /// framebuffer's lines too measured no better). Returns a sum of the bytes loaded,
+    /// which the caller keeps so the loads are not optimised away.
+    static func touch(_ pixels: CardPixels, into framebuffer: Framebuffer, spans: [Span]) -> UInt8 {
+        let width = pixels.size.width
+        let rows = Swift.min(pixels.size.height, framebuffer.size.height)
+        let columns = Swift.min(width, framebuffer.size.width)
+        var sum: UInt8 = 0
+        pixels.bytes.withUnsafeBytes { sourceBytes in
+            let s0 = sourceBytes.baseAddress!
+            for span in spans {
+                let first = Swift.max(span.first, 0), last = Swift.min(span.last, columns - 1)
+                guard span.row >= 0, span.row < rows, first <= last else { continue }
+                let s = s0 + (span.row * width) * 8
+                var x = first
+                while x <= last {           // 8 pixels per source line
+                    sum &+= s.load(fromByteOffset: x * 8, as: UInt8.self)
+                    x += 8
+                }
+                sum &+= s.load(fromByteOffset: last * 8, as: UInt8.self)
+            }
+        }
+        return sum
+    }
+
     @inline(__always)
     static func compositeRow(count: Int, mask: UnsafeRawPointer, source: UnsafeRawPointer,
                              out: UnsafeMutableRawPointer) {
@@ -96,9 +138,18 @@ enum Compositor {
             let word = mask.loadUnaligned(fromByteOffset: i, as: UInt64.self)
             let s = source + i * 8, o = out + i * 4
             if word == 0 {
-                for k in 0..<8 { copy(s + k * 8, o + k * 4) }
+                // Two pixels per 8-byte store: the covers of two neighbouring pairs.
+                for k in stride(from: 0, to: 8, by: 2) {
+                    let a = s.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)
+                    let b = s.loadUnaligned(fromByteOffset: k * 8 + 8, as: UInt64.self)
+                    o.storeBytes(of: (a & 0xFFFF_FFFF) | b << 32, toByteOffset: k * 4, as: UInt64.self)
+                }
             } else if word == ~0 {
-                for k in 0..<8 { copy(s + k * 8 + 4, o + k * 4) }
+                for k in stride(from: 0, to: 8, by: 2) {
+                    let a = s.loadUnaligned(fromByteOffset: k * 8, as: UInt64.self)
+                    let b = s.loadUnaligned(fromByteOffset: k * 8 + 8, as: UInt64.self)
+                    o.storeBytes(of: a >> 32 | (b & 0xFFFF_FFFF_0000_0000), toByteOffset: k * 4, as: UInt64.self)
+                }
             } else {
                 var w = word
                 for k in 0..<8 {

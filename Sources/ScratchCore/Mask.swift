@@ -56,6 +56,10 @@ public struct Mask {
         return storage.bytes[y * size.width + x]
     }
 
+    /// How many mask bytes the brush has visited so far (the sum of the row spans it
+    /// read): for benchmarks that count the bytes an event touches.
+    public var bytesVisitedByBrush: Int { storage.visited }
+
     /// How many pixels have a mask value of 128 or more, unscratchable ones included.
     public var revealedPixels: Int { storage.revealed }
 
@@ -115,6 +119,12 @@ final class MaskStorage {
     let size: PixelSize
     let bytes: UnsafeMutableBufferPointer<UInt8>
     var revealed = 0
+    /// Bytes the brush has visited (read), summed over its row spans.
+    var visited = 0
+    /// The end point and radius of the last stroke when it was drawn whole (not clipped):
+    /// its end disk is in the mask, so a stroke that starts there can skip the pixels
+    /// behind its start, whose nearest point is that start (see `stroke`).
+    var lastEnd: (point: Point, radius: Double)?
     /// What changed since the damage was last taken: for each row, the first and last
     /// column changed (first > last when none), and the rows that have any.
     let damageSpans: UnsafeMutableBufferPointer<Int32>
@@ -139,6 +149,8 @@ final class MaskStorage {
         _ = other.damageSpans.update(fromContentsOf: damageSpans)
         other.damagedRows = damagedRows
         other.revealed = revealed
+        other.visited = visited
+        other.lastEnd = lastEnd
         return other
     }
 
@@ -221,6 +233,15 @@ final class MaskStorage {
                                        maxX: Double(width) + margin, maxY: Double(height) + margin)
         else { return .empty }
         let chord = CapsuleChord(from: p, to: q)
+        // A stroke that goes on from where the last one ended, with the same radius: every
+        // pixel whose nearest point of the segment is A (projection t <= 0) would get the
+        // coverage of the disk around A, which the last stroke already gave it (the mask
+        // joins by max and never goes down). Such pixels are skipped: with one pixel of
+        // slack, the columns where the projection is below -1 pixel. A dot there changes
+        // nothing at all. Half the work of a stroke made of short segments.
+        let continues = lastEnd.map { $0.point == a && $0.radius == r } ?? false && p == a
+        lastEnd = p == a && q == b ? (b, r) : nil
+        if continues && chord.lengthSquared == 0 { return .empty }
 
         let rowLo = Swift.max(0, Swift.min(p.y, q.y) - outer - 0.5)
         let rowHi = Swift.min(Double(height - 1), Swift.max(p.y, q.y) + outer - 0.5)
@@ -229,6 +250,7 @@ final class MaskStorage {
 
         var minX = Int.max, maxX = Int.min, minY = Int.max, maxY = Int.min
         var revealedNow = revealed
+        var visitedNow = visited
         let base = bytes.baseAddress!
         let lastColumn = Double(width - 1)
 
@@ -243,14 +265,32 @@ final class MaskStorage {
         if firstRow <= lastRow {
             for row in firstRow...lastRow {
                 let cy = Double(row) + 0.5
-                guard let span = chord.span(y: cy, reach: outer), let (first, last) = columns(span) else { continue }
+                var allowedFirst = 0, allowedLast = width - 1
+                if continues {
+                    // Keep (x - ax)·dx + h·dy > -|AB| for pixel centres x = column + 0.5.
+                    let slack = -chord.length - (cy - p.y) * chord.dy
+                    if chord.dx != 0 {
+                        let c = Swift.min(Swift.max(p.x + slack * chord.inverseDx - 0.5, -2), Double(width + 2))
+                        if chord.dx > 0 { allowedFirst = Swift.max(0, Int(c) - (c < 0 ? 1 : 0)) }
+                        else { allowedLast = Swift.min(width - 1, Int(c) + 1) }
+                    } else if slack >= 0 {
+                        continue
+                    }
+                    if allowedFirst > allowedLast { continue }
+                }
+                let both = chord.spans(y: cy, outer: outer, inner: inner)
+                guard both.lo <= both.hi, var (first, last) = columns((both.lo, both.hi)) else { continue }
+                first = Swift.max(first, allowedFirst)
+                last = Swift.min(last, allowedLast)
+                if first > last { continue }
                 var fillFirst = last + 1, fillLast = last
-                if inner > 0, let core = chord.span(y: cy, reach: inner), let (f, l) = columns(core) {
+                if both.innerLo <= both.innerHi, let (f, l) = columns((both.innerLo, both.innerHi)) {
                     fillFirst = Swift.max(f, first)
                     fillLast = Swift.min(l, last)
                     if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
                 }
                 let line = base + row * width
+                visitedNow += last - first + 1
                 var rowMin = Int.max, rowMax = Int.min
 
                 // The anti-aliased ends: a distance per pixel.
@@ -312,6 +352,7 @@ final class MaskStorage {
             }
         }
         revealed = revealedNow
+        visited = visitedNow
         return minY == Int.max ? .empty : PixelRect(minX: minX, minY: minY, maxX: maxX, maxY: maxY)
     }
 }

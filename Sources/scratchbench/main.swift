@@ -6,6 +6,16 @@
 //               this grew from redraw the whole view on every touch.
 //
 // Both modes run in the same process, so their ratio is the figure to quote.
+//
+// Beside them, in the same process: `engine=cairo+pixman mode=dirty`, the same trace
+// stroked by cairo into an a8 mask and composited by pixman (CairoEngine.swift); our
+// dirty line carries `ratio=` (cairo's ns per event over ours). The dirty line also
+// carries the memory floor: `bytes_per_event` (mask bytes the brush visited and the
+// bytes it changed, plus per composited pixel its mask byte, its 8-byte cover/prize
+// pair and its 4 framebuffer bytes), `copy_gbps` (a 256 MiB memcpy in this process,
+// best of 5, bytes copied per second) and `floor_ratio`, our ns per event over the time
+// to move bytes_per_event at that rate (a memcpy reads and writes each byte: the rate at
+// which it touches bytes is 2 x copy_gbps).
 @preconcurrency import Glibc
 import ScratchCore
 
@@ -14,12 +24,14 @@ let usage = """
       Replays each trace through the scratch engine and prints its figures.
       --repeat N   run each mode N times and report the median run (default 1)
       --mode M     which modes to run (default both)
+      --no-cairo   skip the cairo + pixman comparison engine
       -h, --help   show this help
     """
 
 struct Options {
     var repeats = 1
     var modes = [Mode.dirty, .full]
+    var cairo = true
     var traces: [String] = []
 }
 
@@ -59,6 +71,8 @@ func parseOptions(_ arguments: [String]) -> Options {
             case "both": options.modes = [.dirty, .full]
             case let other: fail("--mode takes dirty, full or both, not '\(other)'")
             }
+        case "--no-cairo":
+            options.cairo = false
         case "--":
             options.traces.append(contentsOf: rest)
             rest = []
@@ -99,6 +113,7 @@ func testImages(_ size: PixelSize) -> (cover: RGBAImage, prize: RGBAImage) {
 struct Run {
     var eventNanoseconds: [UInt64] = []
     var compositedPixels = 0
+    var brushBytes = 0
     var revealed = 0.0
     var total: UInt64 { eventNanoseconds.reduce(0, +) }
 }
@@ -138,7 +153,60 @@ func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuf
         run.eventNanoseconds.append(now() - start)
     }
     run.revealed = Double(canvas.mask.revealedPixels) / Double(canvas.size.pixelCount)
+    run.brushBytes = canvas.mask.bytesVisitedByBrush
     return run
+}
+
+/// The same trace through cairo + pixman: the stroke and the composite of its box.
+func replayCairo(_ trace: Trace, on engine: CairoEngine) -> Run {
+    engine.reset()
+    var radius = trace.initialBrush.radius
+    var last: Point?
+    var run = Run()
+    run.eventNanoseconds.reserveCapacity(trace.eventCount)
+    for record in trace.records {
+        let start = now()
+        switch record {
+        case .brush(let r):
+            if r.isFinite && r > 0 { radius = r }
+            continue
+        case .up:
+            last = nil
+            continue
+        case .down(let p):
+            last = p
+            run.compositedPixels += engine.event(from: p, to: p, radius: radius)
+        case .move(let p):
+            guard let from = last else { continue }
+            last = p
+            run.compositedPixels += engine.event(from: from, to: p, radius: radius)
+        }
+        run.eventNanoseconds.append(now() - start)
+    }
+    run.revealed = Double(engine.revealedPixels()) / Double(trace.canvas.pixelCount)
+    return run
+}
+
+/// This machine's copy bandwidth, bytes copied per second: a 256 MiB memcpy, best of 5.
+func copyBandwidth() -> Double {
+    let count = 256 << 20
+    let from = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 4096)
+    let to = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 4096)
+    defer { from.deallocate(); to.deallocate() }
+    memset(from, 1, count)
+    memset(to, 2, count)
+    // Called through a pointer from dlsym, so the optimiser cannot drop a copy whose
+    // result nobody reads.
+    typealias Copy = @convention(c) (UnsafeMutableRawPointer?, UnsafeRawPointer?, Int) -> UnsafeMutableRawPointer?
+    guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "memcpy") else { fatalError("no memcpy") }
+    let copy = unsafeBitCast(symbol, to: Copy.self)
+    var best = UInt64.max
+    for _ in 0..<5 {
+        let start = now()
+        _ = copy(to, from, count)
+        best = Swift.min(best, now() - start)
+    }
+    return Double(count) / (Double(best) / 1e9)
 }
 
 func percentile(_ sorted: [UInt64], _ p: Double) -> Double {
@@ -159,29 +227,79 @@ for path in options.traces {
     let framebuffer = Framebuffer(size: trace.canvas, layout: .bgrx)
     canvas.composite(PixelRect(size: trace.canvas), into: framebuffer)
     let name = path.split(separator: "/").last.map(String.init) ?? path
+    // Measured beside each trace's runs, so both see the same load on a shared machine.
+    let copyBytesPerSecond = copyBandwidth()
 
-    for mode in options.modes {
-        var runs = (0..<options.repeats).map { _ in replay(trace, on: canvas, into: framebuffer, mode: mode) }
+    /// The median of `repeats` runs (by total time).
+    func median(_ body: () -> Run) -> Run {
+        var runs = (0..<options.repeats).map { _ in body() }
         runs.sort { $0.total < $1.total }
-        let median = runs[runs.count / 2]
-        let events = median.eventNanoseconds.count
-        let sorted = median.eventNanoseconds.sorted()
-        let fields: [(String, String)] = [
-            ("engine", "scratchcard"),
-            ("mode", mode.rawValue),
+        return runs[runs.count / 2]
+    }
+    func nsPerEvent(_ run: Run) -> Double {
+        run.eventNanoseconds.isEmpty ? 0 : Double(run.total) / Double(run.eventNanoseconds.count)
+    }
+    func fields(_ engine: String, _ mode: String, _ run: Run) -> [(String, String)] {
+        let events = run.eventNanoseconds.count
+        let sorted = run.eventNanoseconds.sorted()
+        return [
+            ("engine", engine),
+            ("mode", mode),
             ("trace", name),
             ("canvas", "\(trace.canvas)"),
             ("events", "\(events)"),
-            ("total_ms", String(format3(Double(median.total) / 1e6))),
-            ("ns_per_event", "\(events == 0 ? 0 : Int(median.total) / events)"),
+            ("total_ms", String(format3(Double(run.total) / 1e6))),
+            ("ns_per_event", "\(Int(nsPerEvent(run)))"),
             ("p50_us", format3(percentile(sorted, 0.5))),
             ("p99_us", format3(percentile(sorted, 0.99))),
-            ("composited_mpix", format3(Double(median.compositedPixels) / 1e6)),
-            ("revealed", format4(median.revealed)),
+            ("composited_mpix", format3(Double(run.compositedPixels) / 1e6)),
+            ("revealed", format4(run.revealed)),
         ]
+    }
+    func emit(_ fields: [(String, String)]) {
         print(fields.map { "\($0.0)=\($0.1)" }.joined(separator: " "))
         fflush(stdout)
     }
+
+    // Interleaved, so both engines see the same machine load: ours, cairo's, ours, ...
+    var cairoRun: Run?, dirtyRun: Run?
+    if options.cairo && options.modes.contains(.dirty) {
+        let engine = CairoEngine(cover: images.cover, prize: images.prize)
+        var ours: [Run] = [], theirs: [Run] = []
+        for _ in 0..<options.repeats {
+            ours.append(replay(trace, on: canvas, into: framebuffer, mode: .dirty))
+            theirs.append(replayCairo(trace, on: engine))
+        }
+        ours.sort { $0.total < $1.total }
+        theirs.sort { $0.total < $1.total }
+        cairoRun = theirs[theirs.count / 2]
+        dirtyRun = ours[ours.count / 2]
+    }
+
+    for mode in options.modes {
+        let run = mode == .dirty && dirtyRun != nil ? dirtyRun!
+            : median { replay(trace, on: canvas, into: framebuffer, mode: mode) }
+        var line = fields("scratchcard", mode.rawValue, run)
+        if mode == .dirty {
+            let events = Double(Swift.max(run.eventNanoseconds.count, 1))
+            // The brush reads the bytes it visits and writes the ones it changes (the
+            // damage spans, composited below); the compositor reads a mask byte and an
+            // 8-byte pair and writes 4 bytes per pixel.
+            let bytes = (Double(run.brushBytes) + Double(run.compositedPixels) * (1 + 1 + 8 + 4)) / events
+            let floorNs = bytes / (2 * copyBytesPerSecond) * 1e9
+            line.append(("bytes_per_event", "\(Int(bytes.rounded()))"))
+            line.append(("copy_gbps", format3(copyBytesPerSecond / 1e9)))
+            line.append(("floor_ratio", format3(nsPerEvent(run) / floorNs)))
+            if let cairoRun {
+                line.append(("ratio", format3(nsPerEvent(cairoRun) / nsPerEvent(run))))
+                // The medians of the events: steadier than the means when others share the machine.
+                let p50 = percentile(run.eventNanoseconds.sorted(), 0.5)
+                line.append(("ratio_p50", format3(percentile(cairoRun.eventNanoseconds.sorted(), 0.5) / Swift.max(p50, 0.001))))
+            }
+        }
+        emit(line)
+    }
+    if let cairoRun { emit(fields("cairo+pixman", "dirty", cairoRun)) }
 }
 
 func format3(_ v: Double) -> String { fixed(v, 3) }

@@ -99,6 +99,11 @@ let windowUsage = """
       --log FILE       append one JSON line per card to FILE (mode 0600): when it was
                        shown, its id and prize, how it ended; see log-summary
       --record FILE    write the gesture as a stroke trace when the window closes
+      --stats          print events, repaints, pixels put, latency and the time from
+                       start to the first frame on screen, on exit
+      --verbose        say which display scale was chosen and how things are drawn
+      -h, --help       show this help and exit
+      --version        show the version and exit
 
     kiosk mode:
       --kiosk          full screen, cursor hidden, screen saver and DPMS held off,
@@ -108,10 +113,6 @@ let windowUsage = """
       --idle-reset S   seconds a revealed card stays before a new one (default 15)
       --abandon-reset S  seconds a partly scratched card may be left (default 60)
       --max-fingers N  fingers that scratch at once on a touchscreen (default 2)
-      --stats          print events, repaints, pixels put and latency on exit
-      --verbose        say which display scale was chosen and how things are drawn
-      -h, --help       show this help and exit
-      --version        show the version and exit
 
     keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
           q or Escape quit; the window's close button quits too.

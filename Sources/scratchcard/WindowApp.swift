@@ -41,6 +41,8 @@ final class WindowApp {
     private var running = true
     /// Exposed or re-laid-out area still to composite in full.
     private var exposed = PixelRect.empty
+    /// When the program started setting up (images, display, window), for `first_frame_ms`.
+    private let startedMicroseconds = monotonicMicroseconds()
 
     /// Counters for `--stats`.
     struct Stats {
@@ -51,6 +53,8 @@ final class WindowApp {
         /// (in flight), or not yet composited (waiting).
         var inFlight: [Int] = []
         var waiting: [Int] = []
+        /// From the start of set-up to the first put on screen.
+        var firstFrameMicroseconds: Int?
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -99,7 +103,7 @@ final class WindowApp {
 
     /// Runs until the user quits; then writes the recording and the stats.
     func run() throws(ExitError) {
-        canvas.composite(PixelRect(size: canvas.size), into: surface.framebuffer)
+        // The first repaint composites the whole card (it starts out exposed): once.
         window.map()
         exposed = PixelRect(size: canvas.size)
         emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor)])
@@ -297,6 +301,7 @@ final class WindowApp {
     /// The last put is on screen: every stroke it carried has its latency.
     private func shown() {
         let now = monotonicMicroseconds()
+        if stats.firstFrameMicroseconds == nil { stats.firstFrameMicroseconds = now - startedMicroseconds }
         for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
         stats.inFlight.removeAll(keepingCapacity: true)
     }
@@ -375,7 +380,8 @@ final class WindowApp {
             let p99 = stats.latency.percentile(0.99).map { "\($0)" } ?? "-"
             let line = "events=\(stats.events) repaints=\(stats.repaints) pixels_put=\(surface.pixelsPut)"
                 + " window=\(canvas.size) shm=\(surface.usesSharedMemory)"
-                + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))\n"
+                + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))"
+                + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }

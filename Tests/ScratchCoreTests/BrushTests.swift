@@ -128,6 +128,34 @@ struct BrushTests {
         #expect(differences(bytes(of: mask), referenceMask(size: size, strokes: strokes, radius: 4.2), width: 60) == [])
     }
 
+    @Test("a polyline of short segments (each starting where the last ended) matches the formula",
+          arguments: [0.5, 1.5, 3.3, 8, 24])
+    func continuedStrokes(radius: Double) throws {
+        let size = PixelSize(width: 96, height: 72)
+        let brush = try Brush(radius: radius)
+        var rng = SplitMix(seed: 11)
+        // Short steps in every direction, turning back over itself, standing still, a
+        // vertical and a horizontal step, and a walk off the canvas and back.
+        var points = [Point(x: 40.3, y: 30.7)]
+        for _ in 0..<60 {
+            let last = points[points.count - 1]
+            points.append(Point(x: last.x + rng.double(in: -4...4), y: last.y + rng.double(in: -4...4)))
+        }
+        let last = points[points.count - 1]
+        points += [last, Point(x: last.x, y: last.y + 3), Point(x: last.x + 3, y: last.y + 3),
+                   Point(x: last.x - 2, y: last.y + 1), Point(x: -30, y: 10), Point(x: -29, y: 11), Point(x: 20, y: 20)]
+        var mask = Mask(size: size)
+        var strokes = [(points[0], points[0])]
+        mask.stroke(from: points[0], to: points[0], brush: brush)
+        for (a, b) in zip(points, points.dropFirst()) {
+            mask.stroke(from: a, to: b, brush: brush)
+            strokes.append((a, b))
+        }
+        #expect(differences(bytes(of: mask), referenceMask(size: size, strokes: strokes, radius: radius),
+                            width: size.width) == [])
+        #expect(mask.revealedPixels == mask.recountRevealedPixels())
+    }
+
     @Test("the dirty rectangle is exactly the box of the pixels that changed")
     func dirtyRectangle() throws {
         let size = PixelSize(width: 120, height: 90)

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# The window's figures (BENCHMARKS.md): drives motion events through XTest (xdotool)
+# into the built scratchcard under a private Xvfb and reports, on one line each:
+#
+#   window ... events, repaints, latency p50/p99 (--stats), events per second handled
+#              (events over the drive's wall time, and over the program's CPU time),
+#              peak RSS (VmHWM), idle CPU ticks over 5 seconds with nobody touching it
+#   startup ... time from start of set-up to the first frame on screen (--stats
+#              first_frame_ms) for the built-in card and for two 4K PNGs, and the wall
+#              time of `scratchcard --version` (process start-up and exit, no window)
+#
+# usage: scripts/window-bench.sh [EVENTS]      (default 100000; needs a release build:
+#        swift build -c release; and xvfb, xdotool, imagemagick's convert)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+events=${1:-100000}
+bin=$(swift build -c release --show-bin-path)/scratchcard
+[ -x "$bin" ] || { echo "window-bench: build first: swift build -c release" >&2; exit 2; }
+work=$(mktemp -d /tmp/window-bench.XXXXXX)
+xvfb_pid=""; app_pid=""
+cleanup() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# A private Xvfb on the first free display from :60.
+start_xvfb() {   # WxH
+  local n=60
+  while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+  Xvfb ":$n" -screen 0 "${1}x24" -nolisten tcp >/dev/null 2>&1 &
+  xvfb_pid=$!
+  export DISPLAY=":$n"
+  for _ in $(seq 100); do [ -e "/tmp/.X11-unix/X$n" ] && return 0; sleep 0.05; done
+  echo "window-bench: Xvfb did not start" >&2; exit 1
+}
+stop_xvfb() { kill "$xvfb_pid"; wait "$xvfb_pid" 2>/dev/null || true; xvfb_pid=""; }
+
+# Starts scratchcard --stats with the given options; sets app_pid and window.
+start_app() {
+  "$bin" --stats "$@" > "$work/stats.txt" 2> "$work/stderr.txt" &
+  app_pid=$!
+  window=$(xdotool search --sync --onlyvisible --classname scratchcard | head -1)
+}
+# Quits it with q (pointer over the window: no window manager, focus follows the
+# pointer) and waits for its --stats line.
+quit_app() {
+  xdotool mousemove --window "$window" 1 1 key q
+  wait "$app_pid" || { echo "window-bench: scratchcard failed: $(cat "$work/stderr.txt")" >&2; exit 1; }
+  app_pid=""
+}
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime, clock ticks
+field() { tr ' ' '\n' < "$work/stats.txt" | sed -n "s/^$1=//p"; }
+now_ns() { date +%s%N; }
+
+# --- the window: idle CPU, then a long drag --------------------------------------
+start_xvfb 1920x1080
+start_app --size 1920x1080 --scale 1
+sleep 1
+idle_before=$(cpu_ticks "$app_pid"); sleep 5; idle_after=$(cpu_ticks "$app_pid")
+idle_ticks=$((idle_after - idle_before))
+
+# A zig-zag scratch over the window, every point different from the one before.
+eval "$(xdotool getwindowgeometry --shell "$window")"    # X, Y, WIDTH, HEIGHT
+awk -v n="$events" -v x0="$X" -v y0="$Y" -v w="$WIDTH" -v h="$HEIGHT" 'BEGIN {
+  print "mousemove " x0 + 40 " " y0 + 40; print "mousedown 1"
+  for (i = 0; i < n; i++) {
+    t = i % 2000; row = int(i / 2000) % 40
+    x = (int(i / 2000) % 2 == 0) ? 40 + t * (w - 80) / 2000 : w - 40 - t * (w - 80) / 2000
+    y = 40 + row * (h - 80) / 40 + (i % 7) * 3
+    printf "mousemove %d %d\n", x0 + x, y0 + y
+  }
+  print "mouseup 1"
+}' > "$work/drive.xdo"
+cpu_before=$(cpu_ticks "$app_pid"); t0=$(now_ns)
+xdotool "$work/drive.xdo"
+# Wait until the program has caught up: its CPU time stops growing.
+prev=-1; cur=$(cpu_ticks "$app_pid")
+while [ "$cur" != "$prev" ]; do prev=$cur; sleep 0.2; cur=$(cpu_ticks "$app_pid"); done
+t1=$(now_ns); cpu_after=$cur
+hwm_kb=$(awk '/^VmHWM/ { print $2 }' "/proc/$app_pid/status")
+quit_app
+stop_xvfb
+ticks_per_s=$(getconf CLK_TCK)
+handled=$(field events)
+wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
+cpu_s=$(awk -v a="$cpu_before" -v b="$cpu_after" -v hz="$ticks_per_s" 'BEGIN { printf "%.3f", (b - a) / hz }')
+echo "window=1920x1080 driven=$events events=$handled repaints=$(field repaints) pixels_put=$(field pixels_put)" \
+  "latency_p50_us=$(field latency_p50_us) latency_p99_us=$(field latency_p99_us)" \
+  "events_per_s_wall=$(awk -v e="$handled" -v s="$wall_s" 'BEGIN { printf "%d", e / s }')" \
+  "app_cpu_s=$cpu_s events_per_app_cpu_s=$(awk -v e="$handled" -v s="$cpu_s" 'BEGIN { printf "%d", (s > 0 ? e / s : 0) }')" \
+  "peak_rss_kb=$hwm_kb idle_cpu_ticks_5s=$idle_ticks shm=$(field shm)"
+
+# --- start-up -------------------------------------------------------------------
+convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$work/cover4k.png"
+convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$work/prize4k.png"
+startup() {   # label, screen size, options...
+  local label=$1 screen=$2; shift 2
+  start_xvfb "$screen"
+  start_app "$@"
+  quit_app
+  stop_xvfb
+  echo "startup card=$label window=$(field window) first_frame_ms=$(field first_frame_ms)"
+}
+for i in 1 2 3; do startup built-in 1920x1080; done
+for i in 1 2 3; do startup png-4k 3840x2160 --cover "$work/cover4k.png" --prize "$work/prize4k.png"; done
+t0=$(now_ns); "$bin" --version >/dev/null; t1=$(now_ns)
+echo "startup process_version_ms=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", (b - a) / 1e6 }')"
