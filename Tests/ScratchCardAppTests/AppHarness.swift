@@ -117,6 +117,17 @@ extension Xvfb {
         try xdotool("key", key)
     }
 
+    /// What the window shows once `done` holds for it, or after `timeout` seconds.
+    func waitForPixels(window: UInt, timeout: Double = 5, until done: (RGBAImage) -> Bool) throws -> RGBAImage {
+        let deadline = Date().addingTimeInterval(timeout)
+        var image = try capture(window: window)
+        while !done(image) && Date() < deadline {
+            usleep(30_000)
+            image = try capture(window: window)
+        }
+        return image
+    }
+
     /// What the window shows, read back from the server with xwd.
     func capture(window: UInt) throws -> RGBAImage {
         let data = try runData("xwd", ["-id", "\(window)", "-silent"])

@@ -40,16 +40,6 @@ import XvfbSupport
             image.bytes[$0] == colour.r && image.bytes[$0 + 1] == colour.g && image.bytes[$0 + 2] == colour.b } }
     }
 
-    func waitFor(_ server: Xvfb, _ window: UInt, timeout: Double = 5, _ done: (RGBAImage) -> Bool) throws -> RGBAImage {
-        let deadline = Date().addingTimeInterval(timeout)
-        var image = try server.capture(window: window)
-        while !done(image) && Date() < deadline {
-            usleep(30_000)
-            image = try server.capture(window: window)
-        }
-        return image
-    }
-
     @Test("a drag past the threshold fades to the whole prize, with exactly one revealed event")
     func thresholdReveal() throws {
         let files = try Files(); defer { files.remove() }
@@ -57,13 +47,13 @@ import XvfbSupport
         let app = try RunningApp(["--cover", files.cover, "--prize", files.red, "--scale", "1", "--brush", "20",
                                   "--events", "--reveal-at", "60"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitFor(server, window, isAll(Self.cover))
+        _ = try server.waitForPixels(window: window, until: isAll(Self.cover))
         // Rows of scratching, each 40 px tall: the threshold falls in the second; the
         // third and fourth go on scratching a revealed card.
         for y in [10, 30, 50, 70] {
             try server.drag(window: window, from: (0, y), through: [(60, y), (119, y)])
         }
-        let shown = try waitFor(server, window, isAll(Self.red))
+        let shown = try server.waitForPixels(window: window, until: isAll(Self.red))
         #expect(isAll(Self.red)(shown), "the whole prize once the fade has run")
         try server.press("q", in: window)
         #expect(app.wait() == 0)
@@ -91,9 +81,9 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(["--cover", files.cover, "--prize", files.red, "--events"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitFor(server, window, isAll(Self.cover))
+        _ = try server.waitForPixels(window: window, until: isAll(Self.cover))
         try server.press("space", in: window)
-        #expect(isAll(Self.red)(try waitFor(server, window, isAll(Self.red))))
+        #expect(isAll(Self.red)(try server.waitForPixels(window: window, until: isAll(Self.red))))
         try server.press("Return", in: window)          // already revealed: nothing more
         try server.press("Escape", in: window)
         #expect(app.wait() == 0)
@@ -114,10 +104,10 @@ import XvfbSupport
         let window = try server.scratchcardWindow()
         var seen: [String] = []
         for round in 0..<6 {
-            _ = try waitFor(server, window, isAll(Self.cover))
+            _ = try server.waitForPixels(window: window, until: isAll(Self.cover))
             #expect(isAll(Self.cover)(try server.capture(window: window)), "round \(round): a fresh card is covered")
             try server.press("space", in: window)
-            let shown = try waitFor(server, window) { isAll(Self.red)($0) || isAll(Self.green)($0) }
+            let shown = try server.waitForPixels(window: window) { isAll(Self.red)($0) || isAll(Self.green)($0) }
             seen.append(isAll(Self.green)(shown) ? "win" : isAll(Self.red)(shown) ? "lose" : "?")
             try server.press("r", in: window)
         }
@@ -140,9 +130,9 @@ import XvfbSupport
         let app = try RunningApp(["--cover", files.cover, "--prize", files.red, "--scale", "1", "--brush", "8",
                                   "--snapshot-dir", shots.path], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitFor(server, window, isAll(Self.cover))
+        _ = try server.waitForPixels(window: window, until: isAll(Self.cover))
         try server.drag(window: window, from: (10, 40), through: [(110, 45)])
-        let shown = try waitFor(server, window) { $0[60, 42] == Self.red }
+        let shown = try server.waitForPixels(window: window) { $0[60, 42] == Self.red }
         try server.press("s", in: window)
         try server.press("s", in: window)
         let deadline = Date().addingTimeInterval(5)

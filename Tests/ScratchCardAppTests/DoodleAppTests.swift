@@ -30,16 +30,6 @@ import XvfbSupport
         return FileManager.default.fileExists(atPath: path)
     }
 
-    func waitForPixels(_ server: Xvfb, window: UInt, timeout: Double = 5, until done: (RGBAImage) -> Bool) throws -> RGBAImage {
-        let deadline = Date().addingTimeInterval(timeout)
-        var image = try server.capture(window: window)
-        while !done(image) && Date() < deadline {
-            usleep(30_000)
-            image = try server.capture(window: window)
-        }
-        return image
-    }
-
     // MARK: - Bad input
 
     @Test("bad colours, widths and images: exit 2 naming the option or the file", arguments: [
@@ -183,7 +173,7 @@ import XvfbSupport
                                  currentDirectory: folder)
         let window = try server.scratchcardWindow()
         // The photo, scaled down by 0.4 to fit the 640x480 screen.
-        let first = try waitForPixels(server, window: window) { $0[320, 240].b == 128 }
+        let first = try server.waitForPixels(window: window) { $0[320, 240].b == 128 }
         #expect(first.size == PixelSize(width: 640, height: 480))
         #expect(abs(Int(first[320, 240].r) - 128) <= 2 && abs(Int(first[320, 240].g) - 128) <= 2)
 
@@ -195,10 +185,10 @@ import XvfbSupport
         try server.xdotool("click", "1")                                               // a blue dot
         try server.press("4", in: window)                                              // green
         try server.drag(window: window, from: (100, 420), through: [(300, 420)])
-        let withGreen = try waitForPixels(server, window: window) { $0[200, 420] == Self.green }
+        let withGreen = try server.waitForPixels(window: window) { $0[200, 420] == Self.green }
         #expect(withGreen[200, 420] == Self.green)
         try server.press("u", in: window)                                              // undo the green
-        let shown = try waitForPixels(server, window: window) {
+        let shown = try server.waitForPixels(window: window) {
             $0[200, 420] != Self.green && $0[200, 100] == Self.red && $0[450, 200] == Self.blue && $0[550, 400] == Self.blue
         }
         #expect(shown[200, 100] == Self.red && shown[450, 200] == Self.blue && shown[550, 400] == Self.blue)
@@ -259,20 +249,20 @@ import XvfbSupport
         let app = try RunningApp(["doodle", input, "--out", out, "--color", "#00FF00", "--width", "4", "--scale", "1"],
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
-        let first = try waitForPixels(server, window: window) { $0[150, 100] == photo[150, 100] }
+        let first = try server.waitForPixels(window: window) { $0[150, 100] == photo[150, 100] }
         #expect(first.size == photo.size, "a picture smaller than the screen is never enlarged")
 
         try server.press("plus", in: window)                                           // 4 -> 6 pt
-        let swatch = try waitForPixels(server, window: window) { $0[8, 8] == Self.border }
+        let swatch = try server.waitForPixels(window: window) { $0[8, 8] == Self.border }
         #expect(swatch[8, 8] == Self.border && swatch[28, 28] == lime, "a frame with a dot of the pen's colour")
-        let gone = try waitForPixels(server, window: window, timeout: 4) { $0[8, 8] == photo[8, 8] }
+        let gone = try server.waitForPixels(window: window, timeout: 4) { $0[8, 8] == photo[8, 8] }
         #expect(gone[8, 8] == photo[8, 8] && gone[28, 28] == photo[28, 28], "the swatch goes after about a second")
 
         try server.drag(window: window, from: (50, 100), through: [(250, 100)])
         try server.drag(window: window, from: (50, 150), through: [(250, 150)])
-        _ = try waitForPixels(server, window: window) { $0[150, 150] == lime }
+        _ = try server.waitForPixels(window: window) { $0[150, 150] == lime }
         try server.press("ctrl+z", in: window)
-        let undone = try waitForPixels(server, window: window) { $0[150, 150] != lime }
+        let undone = try server.waitForPixels(window: window) { $0[150, 150] != lime }
         #expect(undone[150, 150] == photo[150, 150] && undone[150, 100] == lime)
         try server.press("q", in: window)
         #expect(app.wait() == 0, "\(app.standardError)")
@@ -296,16 +286,16 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(["doodle", input, "--out", out, "--width", "10", "--scale", "1"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitForPixels(server, window: window) { $0[320, 240].b == 128 }
+        _ = try server.waitForPixels(window: window) { $0[320, 240].b == 128 }
         try server.drag(window: window, from: (100, 100), through: [(300, 100)])
-        _ = try waitForPixels(server, window: window) { $0[200, 100] == Self.red }
+        _ = try server.waitForPixels(window: window) { $0[200, 100] == Self.red }
         try server.xdotool("windowsize", "--sync", "\(window)", "320", "240")
-        let small = try waitForPixels(server, window: window) { $0.size == PixelSize(width: 320, height: 240) && $0[100, 50] == Self.red }
+        let small = try server.waitForPixels(window: window) { $0.size == PixelSize(width: 320, height: 240) && $0[100, 50] == Self.red }
         #expect(small.size == PixelSize(width: 320, height: 240))
         #expect(small[100, 50] == Self.red && small[100, 60].b == 128, "the red line, at half the size")
         try server.press("5", in: window)
         try server.drag(window: window, from: (50, 200), through: [(250, 200)])
-        _ = try waitForPixels(server, window: window) { $0[150, 200] == Self.blue }
+        _ = try server.waitForPixels(window: window) { $0[150, 200] == Self.blue }
         try server.press("q", in: window)
         #expect(app.wait() == 0, "\(app.standardError)")
         let image = try PNGFile.read(path: out)

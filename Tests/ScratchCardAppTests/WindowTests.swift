@@ -35,17 +35,7 @@ import XvfbSupport
     /// the stroke is on screen.
     func dragAcross(_ server: Xvfb, window: UInt) throws -> RGBAImage {
         try server.drag(window: window, from: (50, 100), through: [(250, 100)])
-        return try waitForPixels(server, window: window) { $0[150, 100] == Self.prizeColour && $0[245, 100] == Self.prizeColour }
-    }
-
-    func waitForPixels(_ server: Xvfb, window: UInt, timeout: Double = 5, until done: (RGBAImage) -> Bool) throws -> RGBAImage {
-        let deadline = Date().addingTimeInterval(timeout)
-        var image = try server.capture(window: window)
-        while !done(image) && Date() < deadline {
-            usleep(30_000)
-            image = try server.capture(window: window)
-        }
-        return image
+        return try server.waitForPixels(window: window) { $0[150, 100] == Self.prizeColour && $0[245, 100] == Self.prizeColour }
     }
 
     /// Half the width of the revealed band at x = 150: the rows above and below the path
@@ -62,7 +52,7 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        let before = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        let before = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
         #expect(before.size == Self.cardSize)
         #expect(before[150, 100] == Self.coverColour)
 
@@ -93,7 +83,7 @@ import XvfbSupport
         func bandWith(_ extra: [String]) throws -> (Int, String) {
             let app = try RunningApp(card.arguments + ["--brush", "10", "--verbose"] + extra, environment: server.environment)
             let window = try server.scratchcardWindow()
-            _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+            _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
             let image = try dragAcross(server, window: window)
             try server.press("Escape", in: window)
             #expect(app.wait() == 0)
@@ -136,7 +126,7 @@ import XvfbSupport
         for extra in [[], ["--no-shm"]] {
             let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"] + extra, environment: server.environment)
             let window = try server.scratchcardWindow()
-            _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+            _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
             images.append(try dragAcross(server, window: window))
             try server.press("q", in: window)
             #expect(app.wait() == 0)
@@ -194,11 +184,11 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
         let scratched = try dragAcross(server, window: window)
         try server.xdotool("windowunmap", "--sync", "\(window)")
         try server.xdotool("windowmap", "--sync", "\(window)")
-        let again = try waitForPixels(server, window: window) { $0 == scratched }
+        let again = try server.waitForPixels(window: window) { $0 == scratched }
         #expect(again == scratched)
         try server.press("q", in: window)
         #expect(app.wait() == 0)
@@ -210,11 +200,11 @@ import XvfbSupport
         let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
         _ = try dragAcross(server, window: window)
         try server.xdotool("windowsize", "--sync", "\(window)", "600", "400")
         // Twice the size: the band now runs along row 200, from about x = 100 to 500.
-        let image = try waitForPixels(server, window: window) { $0.size == PixelSize(width: 600, height: 400) && $0[300, 200] == Self.prizeColour }
+        let image = try server.waitForPixels(window: window) { $0.size == PixelSize(width: 600, height: 400) && $0[300, 200] == Self.prizeColour }
         #expect(image.size == PixelSize(width: 600, height: 400))
         #expect(image[300, 201] == Self.prizeColour && image[120, 201] == Self.prizeColour && image[480, 201] == Self.prizeColour)
         #expect(image[300, 100] == Self.coverColour && image[300, 300] == Self.coverColour && image[20, 20] == Self.coverColour)
@@ -268,9 +258,9 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--stats"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
         try server.drag(window: window, from: (50, 100), through: (0..<20).map { (60 + $0 * 10, 100 + ($0 % 2) * 4) })
-        _ = try waitForPixels(server, window: window) { $0[245, 100] == Self.prizeColour }
+        _ = try server.waitForPixels(window: window) { $0[245, 100] == Self.prizeColour }
         try server.press("q", in: window)
         #expect(app.wait() == 0)
         let fields = Dictionary(uniqueKeysWithValues: app.standardOutput.split(separator: " ").compactMap { pair -> (String, String)? in
@@ -296,7 +286,7 @@ import XvfbSupport
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--record", tracePath],
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
-        _ = try waitForPixels(server, window: window) { $0[150, 100] == Self.coverColour }
+        _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
         let shown = try dragAcross(server, window: window)
         try server.press("q", in: window)
         #expect(app.wait() == 0)
