@@ -29,8 +29,8 @@ final class WindowApp {
     private var shimmerCentre: Double?
     private let exitChord: KeyChord?
     private var blankingInhibitor: ScreenBlankingInhibitor?
-    /// Fingers scratching now: touch id -> pen (the mouse is pen 0).
-    private var fingers: [Int: Int] = [:]
+    /// Fingers scratching now, each with its own pen (the mouse is pen 0).
+    private var fingers: Fingers
     /// When the next animation frame is due, and the pace of frames.
     private var nextFrameAt = 0.0
     private let frameInterval = 1.0 / 30
@@ -80,6 +80,7 @@ final class WindowApp {
         }
         session = CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
         shimmer = Shimmer(canvas: size)
+        fingers = Fingers(maximum: options.maxFingers)
         do {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
@@ -148,18 +149,16 @@ final class WindowApp {
             try relayout(to: size)
         case .touchBegin(let id, let point):
             touched()
-            guard session.acceptsScratches, fingers[id] == nil, fingers.count < options.maxFingers else { return }
-            let pen = (1...options.maxFingers).first { pen in !fingers.values.contains(pen) }!
-            fingers[id] = pen
+            guard session.acceptsScratches, let pen = fingers.begin(id) else { return }
             emit(session.pressed())
             stroke(canvas.penDown(at: point, pen: pen))
         case .touchUpdate(let id, let point):
             touched()
-            guard let pen = fingers[id], canvas.isPenDown(pen) else { return }
+            guard let pen = fingers.pen(of: id), canvas.isPenDown(pen) else { return }
             stroke(canvas.penMove(to: point, pen: pen))
         case .touchEnd(let id, _):
             touched()
-            if let pen = fingers.removeValue(forKey: id) { canvas.penUp(pen: pen) }
+            if let pen = fingers.end(id) { canvas.penUp(pen: pen) }
         case .putCompleted:
             shown()
         case .key, .closeRequested:

@@ -168,25 +168,38 @@ import XvfbSupport
         #expect(after == before, "the screen saver settings are restored")
     }
 
-    @Test("with a window manager (openbox): EWMH full screen; a chord of the operator's own")
-    func fullScreenWithWindowManager() throws {
+    @Test("with a window manager (openbox): fills the screen, resets itself after a reveal, exits only on the chord, logs each card")
+    func kioskWithWindowManager() throws {
         let files = try Files(); defer { files.remove() }
-        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+        let logPath = files.folder.appendingPathComponent("cards.log").path
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
         let manager = try WindowManager(server: server); defer { manager.stop() }
-        let app = try RunningApp(files.arguments + ["--kiosk", "--exit-chord", "ctrl+alt+x"], environment: server.environment)
+        let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--log", logPath, "--brush", "60",
+                                                    "--idle-reset", "1", "--exit-chord", "ctrl+alt+x"],
+                                 environment: server.environment)
         let window = try server.scratchcardWindow()
         let deadline = Date().addingTimeInterval(5)
         var g = try geometry(server, window)
-        while (g.width != 320 || g.height != 240) && Date() < deadline {
+        while (g.width != 200 || g.height != 150) && Date() < deadline {
             usleep(50_000)
             g = try geometry(server, window)
         }
-        #expect(g.x == 0 && g.y == 0 && g.width == 320 && g.height == 240, "\(g)")
+        #expect(g.x == 0 && g.y == 0 && g.width == 200 && g.height == 150, "\(g)")
         #expect(try server.xprop(id: window, "_NET_WM_STATE").contains("_NET_WM_STATE_FULLSCREEN"))
-        try server.press("ctrl+alt+shift+q", in: window)
+        #expect(waitUntil { eventNames(app).contains("ready") })
+
+        try scratchEverything(server, window)
+        #expect(waitUntil { eventNames(app).contains("new-card") }, "a new card after the reveal: \(eventNames(app))")
+        #expect(try server.waitForPixels(window: window) { $0[100, 75] == Self.cover }[100, 75] == Self.cover)
+
+        for key in ["q", "Escape", "ctrl+alt+shift+q"] { try server.press(key, in: window) }
         usleep(300_000)
         #expect(app.process.isRunning, "the default chord is replaced by the operator's")
         try server.press("ctrl+alt+x", in: window)
         #expect(app.wait() == 0)
+        let (records, damaged) = try OutcomeLog.read(path: logPath)
+        #expect(damaged == 0)
+        #expect(records.map(\.outcome) == [.revealed, .quit])
+        #expect(records.first?.how == .threshold)
     }
 }

@@ -258,3 +258,41 @@ struct CardSessionTests {
         }
     }
 }
+
+/// Touch events become strokes through `Fingers` and the canvas's pens; Xvfb has no
+/// touch device, so these are synthetic touches straight into the engine.
+struct FingersTests {
+    @Test("two fingers scratch at once, each from its own last point; a third waits")
+    func twoFingers() throws {
+        var fingers = Fingers(maximum: 2)
+        let image = RGBAImage(size: PixelSize(width: 100, height: 60), filledWith: .white)
+        let canvas = try ScratchCanvas(cover: image, prize: image, layout: .bgrx, brush: Brush(radius: 3))
+        let first = fingers.begin(101), second = fingers.begin(202)
+        let a = try #require(first), b = try #require(second)
+        #expect(a != b && a > 0 && b > 0)
+        let third = fingers.begin(303)
+        #expect(third == nil, "a third finger is ignored")
+        canvas.penDown(at: Point(x: 10, y: 10), pen: a)
+        canvas.penDown(at: Point(x: 10, y: 50), pen: b)
+        canvas.penMove(to: Point(x: 90, y: 10), pen: a)
+        canvas.penMove(to: Point(x: 90, y: 50), pen: b)
+        // Two separate bands; nothing joined the fingers to each other.
+        #expect(canvas.mask[50, 10] == 255 && canvas.mask[50, 50] == 255)
+        #expect(canvas.mask[50, 30] == 0)
+        let lifted = fingers.end(101)
+        #expect(lifted == a)
+        let again = fingers.begin(303)
+        #expect(again == a, "a lifted finger's pen is free again")
+    }
+
+    @Test("with a limit of 1, a second finger does nothing")
+    func oneFinger() {
+        var fingers = Fingers(maximum: 1)
+        let one = fingers.begin(1), two = fingers.begin(2)
+        #expect(one == 1 && two == nil)
+        #expect(fingers.pen(of: 2) == nil)
+        let ended = fingers.end(2)
+        #expect(ended == nil)
+        #expect(fingers.count == 1)
+    }
+}
