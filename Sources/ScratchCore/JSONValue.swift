@@ -67,6 +67,12 @@ enum JSONValue: Equatable, Sendable, Decodable {
         guard size <= limit else { throw fail("the file is \(size) bytes; \(what) may have at most \(limit)") }
         guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
         // The file may have grown since it was measured.
+        return try parse(data, limit: limit, what: what, fail: fail)
+    }
+
+    /// Parses a whole document of at most `limit` bytes (the bytes of a file already
+    /// read; the fuzz targets feed it directly). `fail` as in `load`.
+    static func parse<E: Error>(_ data: Data, limit: Int, what: String, fail: (String) -> E) throws(E) -> JSONValue {
         guard data.count <= limit else { throw fail("the file is \(data.count) bytes; \(what) may have at most \(limit)") }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)

@@ -73,6 +73,12 @@ public enum PNGFile {
             if width < 1 || height < 1 {
                 return .failure(failure("image is \(width)x\(height), which has no pixels"))
             }
+            // A tiny file may claim a huge image: refuse it before allocating the
+            // pixels (up to 1 GiB, 3 GiB for 16-bit) only to find the data missing.
+            if let needed = minimumFileBytes(header: bytes, width: width, height: height), bytes.count < needed {
+                return .failure(failure("image is \(width)x\(height) but the file has only \(bytes.count) bytes, "
+                                        + "too few to hold it (truncated or damaged PNG)"))
+            }
 
             if image.format & cpng_format_flag_linear() != 0 {
                 return readDeep(&image, width: width, height: height, name: name)
@@ -230,6 +236,27 @@ public enum PNGFile {
         if filled > size { throw failure("the file changed while being read") }
         bytes.removeLast(bytes.count - filled)
         return bytes
+    }
+
+    /// The smallest file that can hold a `width` x `height` image with the bit depth and
+    /// colour type of its IHDR (bytes 24 and 25: libpng has checked that IHDR comes
+    /// first): the filtered rows (a filter byte and the packed samples per row, the
+    /// least an interlaced image has too) compressed at deflate's best, 1032:1. Nil
+    /// when the header is not where it should be (libpng would have refused it).
+    static func minimumFileBytes(header bytes: [UInt8], width: Int, height: Int) -> Int? {
+        guard bytes.count >= 33 else { return nil }
+        let depth = Int(bytes[24])
+        let channels: Int
+        switch bytes[25] {
+        case 0, 3: channels = 1
+        case 4: channels = 2
+        case 2: channels = 3
+        case 6: channels = 4
+        default: return nil
+        }
+        let rowBytes = 1 + (width * channels * depth + 7) / 8
+        let rawBytes = height * rowBytes
+        return rawBytes / 1032
     }
 
     /// libpng's message from the last call on `image`.
