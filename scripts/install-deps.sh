@@ -6,7 +6,14 @@ set -euo pipefail
 packages=(
   pkg-config libx11-dev libxext-dev libpng-dev   # the C libraries behind CX11 and CPNG
   xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop, xrdb, xwd
+  util-linux passwd                                     # tests: setpriv (a server as another user), useradd
 )
+
+# The fault tests run an X server as another user (so it cannot attach our 0600 MIT-SHM
+# segment): a system user with no home and no login shell, created once when we are root.
+if [ "$(id -u)" -eq 0 ] && ! getent passwd scratchtest >/dev/null; then
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin scratchtest
+fi
 
 missing=()
 for p in "${packages[@]}"; do
