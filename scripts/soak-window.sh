@@ -10,6 +10,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 events=${1:-100000}
 batch=10000
+# SOAK_NEW_CARD=0: keep one card (no `r`), to tell per-event growth from per-card churn.
+newcard=$([ "${SOAK_NEW_CARD:-1}" = 0 ] && echo "" || echo "key r\\n")
 
 swift build -c release --product scratchcard >/dev/null
 bin=$(swift build -c release --show-bin-path)/scratchcard
@@ -36,7 +38,7 @@ window=$(xdotool search --sync --onlyvisible --classname scratchcard | head -1)
 
 # N motion events in a random walk over the window, button held, `r` between batches.
 moves() {  # count seed
-  awk -v n="$1" -v seed="$2" -v w="$window" 'BEGIN {
+  awk -v n="$1" -v seed="$2" -v w="$window" -v newcard="$newcard" 'BEGIN {
     srand(seed); x = 640; y = 360
     printf "mousemove --window %s %d %d\nmousedown 1\n", w, x, y
     for (i = 0; i < n; i++) {
@@ -46,7 +48,7 @@ moves() {  # count seed
       if (x < 5) x = 5; if (x > 1274) x = 1274; if (y < 5) y = 5; if (y > 714) y = 714
       printf "mousemove --window %s %d %d\n", w, x, y
     }
-    printf "mouseup 1\nkey r\n"
+    printf "mouseup 1\n%s", newcard
   }'
 }
 measure() {  # label
