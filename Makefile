@@ -28,7 +28,8 @@ bench: release
 ## The suite under AddressSanitizer (and LeakSanitizer), in its own build folder.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	$(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
+	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
 
 ## The suite under ThreadSanitizer (the tests read pipes on other threads).
 test-tsan: deps
