@@ -108,8 +108,8 @@ import XvfbSupport
     /// or systemd would start it: `RunningApp` (Foundation's Process) passes on the test
     /// thread's mask, which blocks nearly every signal, so a SIGTERM sent to it is held
     /// pending forever.
-    @Test("SIGTERM, SIGINT and SIGHUP end the program promptly and leave no segment",
-          arguments: [SIGTERM, SIGINT, SIGHUP])
+    @Test("SIGTERM, SIGINT, SIGHUP (and SIGKILL) end the program promptly and leave no segment",
+          arguments: [SIGTERM, SIGINT, SIGHUP, SIGKILL])
     func terminationSignals(signal: Int32) throws {
         let card = try Card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
