@@ -9,7 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|trace|config|deck [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|trace|config|deck|replay [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -29,7 +29,7 @@ case "$name" in
       -L "$out" -lScratchCore $(pkg-config --libs libpng) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
-  trace|config|deck)
+  trace|config|deck|replay)
     swiftc "${flags[@]}" -module-name ScratchCore Sources/ScratchCore/*.swift "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
     max_len=16384
     ;;
