@@ -25,7 +25,7 @@ struct FuzzRegressionTests {
 
     @Test("the seed corpora exist and are small")
     func corporaExist() throws {
-        for target in ["png", "trace", "config", "deck"] {
+        for target in ["png", "trace", "config", "deck", "replay"] {
             let seeds = Self.inputs(target, "corpus")
             #expect(seeds.count >= 3, "Fuzz/\(target)/corpus has \(seeds.count) seeds")
             for seed in seeds {
@@ -52,6 +52,29 @@ struct FuzzRegressionTests {
                     Issue.record(error)
                 }
             }
+            #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
+        }
+    }
+
+    @Test("traces replayed through the engine (as render does), extreme radii and coordinates included", arguments: ["corpus", "regressions"])
+    func replays(kind: String) throws {
+        let size = PixelSize(width: 97, height: 61)
+        let cover = RGBAImage(size: size, filledWith: RGBA(r: 200, g: 200, b: 200))
+        let prize = RGBAImage(size: size, filledWith: RGBA(r: 10, g: 20, b: 30))
+        for file in Self.inputs("replay", kind) {
+            let bytes = try Data(contentsOf: file)
+            guard let text = String(validating: bytes, as: UTF8.self),
+                  var trace = try? Trace(parsing: text, name: file.lastPathComponent) else { continue }
+            trace.records = Array(trace.records.prefix(4096))
+            let canvas = try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: trace.initialBrush)
+            let framebuffer = Framebuffer(size: size, layout: .bgrx)
+            let elapsed = ContinuousClock().measure {
+                trace.replay(on: canvas) { dirty in
+                    #expect(dirty.isEmpty || dirty.intersection(PixelRect(size: size)) == dirty)
+                    _ = canvas.compositeChanges(into: framebuffer)
+                }
+            }
+            #expect((0...1).contains(canvas.revealedFraction))
             #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
         }
     }
