@@ -125,6 +125,27 @@ import XvfbSupport
                 "ended \(ending)")
         #expect(Faults.segments(createdBy: app.pid).isEmpty)
     }
+
+    /// What the program should do once the run loop handles the signals: end as `q`
+    /// does, with the `quit` event, the `--record` file and exit 0.
+    @Test("SIGTERM, SIGINT and SIGHUP end the program as q does: quit event, --record written, exit 0",
+          .disabled("needs the run loop to read SIGTERM/SIGINT/SIGHUP from a signalfd beside the X fd (SECURITY.md, Signals)"),
+          arguments: [SIGTERM, SIGINT, SIGHUP])
+    func terminationSignalsEndCleanly(signal: Int32) throws {
+        let card = try Card(); defer { card.remove() }
+        let trace = card.folder.appendingPathComponent("gesture.trace").path
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try Faults.Spawned(card.arguments + ["--scale", "1", "--events", "--record", trace],
+                                     environment: server.environment, folder: card.folder)
+        defer { app.kill() }
+        let window = try server.scratchcardWindow()
+        _ = try WindowTests().dragAcross(server, window: window)
+        Glibc.kill(app.pid, signal)
+        #expect(app.wait(timeout: 5) == .exit(0))
+        #expect(app.standardOutput.hasSuffix("{\"event\":\"quit\"}\n"))
+        #expect(try Trace.load(path: trace).eventCount > 0)
+        #expect(Faults.segments(createdBy: app.pid).isEmpty)
+    }
 }
 
 enum Faults {
