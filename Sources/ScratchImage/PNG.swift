@@ -57,6 +57,8 @@ public enum PNGFile {
             throw failure("file is \(bytes.count) bytes; the limit is \(maxFileBytes)")
         }
 
+        if let problem = chunkLayoutProblem(bytes) { throw failure(problem) }
+
         let result: Result<RGBAImage, ImageError> = bytes.withUnsafeBytes { raw in
             var image = png_image()
             image.version = cpng_image_version()
@@ -236,6 +238,31 @@ public enum PNGFile {
         if filled > size { throw failure("the file changed while being read") }
         bytes.removeLast(bytes.count - filled)
         return bytes
+    }
+
+    /// Walks the chunks up to IEND as libpng will, and names the first whose length
+    /// runs past the end of the bytes (or past 2^31 - 1, which PNG forbids). libpng
+    /// allocates a chunk's buffer from its declared length before reading it, so a
+    /// 300-byte file whose length field says 2 GB (found by the fuzzer, Fuzz/png/
+    /// regressions/oom-*) would have it ask for 2 GB. Chunks cut short are refused here
+    /// instead; libpng would refuse them too, only after the allocation.
+    static func chunkLayoutProblem(_ bytes: [UInt8]) -> String? {
+        var at = signature.count
+        while at + 8 <= bytes.count {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            let type = String(decoding: bytes[(at + 4)..<(at + 8)].map { (0x21...0x7E).contains($0) ? $0 : UInt8(ascii: "?") },
+                              as: UTF8.self)
+            if length > 0x7FFF_FFFF {
+                return "damaged PNG (a \(type) chunk at byte \(at) claims \(length) bytes, more than PNG allows)"
+            }
+            if length + 12 > bytes.count - at {
+                return "truncated PNG (the data ends too early: a \(type) chunk at byte \(at) claims \(length) bytes, "
+                    + "the file has \(bytes.count - at - 8) after its header)"
+            }
+            if type == "IEND" { return nil }
+            at += length + 12
+        }
+        return nil   // no IEND: libpng decides
     }
 
     /// The smallest file that can hold a `width` x `height` image with the bit depth and

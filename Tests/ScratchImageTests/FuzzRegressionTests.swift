@@ -67,6 +67,19 @@ struct PNGFuzzRegressionTests {
         }
     }
 
+    @Test("a chunk whose length runs past the end is refused before libpng allocates that length (fuzzer find: oom, 2 GB)")
+    func chunkLengthPastTheEnd() throws {
+        let raw = [UInt8](try Data(contentsOf: Self.fuzzFolder.appendingPathComponent("regressions/oom-itxt-length-2gb.png")))
+        let error = #expect(throws: ImageError.self) { try PNGFile.decode(raw, name: "oom.png") }
+        #expect(error?.problem.hasPrefix("truncated PNG") == true, "\(String(describing: error))")
+        #expect(error?.problem.contains("claims 1950960965 bytes") == true, "\(String(describing: error))")
+        // A length over 2^31 - 1 is damage, not truncation.
+        var bytes = try PNGFile.encode(RGBAImage(size: PixelSize(width: 2, height: 2), filledWith: .white))
+        bytes[33] = 0x80
+        let damaged = #expect(throws: ImageError.self) { try PNGFile.decode(bytes, name: "big.png") }
+        #expect(damaged?.problem.hasPrefix("damaged PNG") == true, "\(String(describing: damaged))")
+    }
+
     func residentBytes() -> Int {
         guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
