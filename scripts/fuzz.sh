@@ -5,7 +5,8 @@
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
 # inputs land in Fuzz/NAME/found/; copy the ones worth keeping to Fuzz/NAME/regressions/,
-# which the test suite replays (Tests/ScratchCoreTests/FuzzRegressionTests.swift).
+# which the test suite replays (Tests/ScratchCoreTests/FuzzRegressionTests.swift,
+# Tests/ScratchImageTests/FuzzRegressionTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
