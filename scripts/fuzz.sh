@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | trace | config | deck   (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | trace | config | deck | replay (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
