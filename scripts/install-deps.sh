@@ -9,17 +9,25 @@ packages=(
   xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop/xwininfo, xrdb/xset, xwd
   openbox   # tests only: a real EWMH window manager for the full-screen test
   libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine
+  util-linux passwd   # tests: setpriv (a server as another user), useradd
 )
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq >/dev/null
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
 
-echo "installing: ${missing[*]}"
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq >/dev/null
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# The fault tests run an X server as another user (so it cannot attach our 0600 MIT-SHM
+# segment): a system user with no home and no login shell, created once when we are root.
+if [ "$(id -u)" -eq 0 ] && ! getent passwd scratchtest >/dev/null; then
+  useradd --system --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin scratchtest
+fi
+

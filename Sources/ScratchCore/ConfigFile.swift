@@ -45,6 +45,19 @@ public enum ConfigFile {
     public static func arguments(path: String, schema: [String: ConfigValueKind]) throws(ConfigError) -> [String] {
         func fail(_ message: String) -> ConfigError { ConfigError(path: path, key: nil, message: message) }
         let document = try JSONValue.load(path: path, limit: maximumFileBytes, what: "a configuration file", fail: fail)
+        return try arguments(document: document, path: path, schema: schema)
+    }
+
+    /// The same from the file's bytes, already read; `path` names the file in errors
+    /// and relative paths are resolved against its folder. The fuzz target's entry.
+    static func arguments(bytes: Data, path: String, schema: [String: ConfigValueKind]) throws(ConfigError) -> [String] {
+        func fail(_ message: String) -> ConfigError { ConfigError(path: path, key: nil, message: message) }
+        let document = try JSONValue.parse(bytes, limit: maximumFileBytes, what: "a configuration file", fail: fail)
+        return try arguments(document: document, path: path, schema: schema)
+    }
+
+    static func arguments(document: JSONValue, path: String, schema: [String: ConfigValueKind]) throws(ConfigError) -> [String] {
+        func fail(_ message: String) -> ConfigError { ConfigError(path: path, key: nil, message: message) }
         guard case .object(let fields) = document else {
             throw fail("a configuration file is a JSON object, not \(document.kindName)")
         }

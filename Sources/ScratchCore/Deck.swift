@@ -140,6 +140,19 @@ public struct Deck: Equatable, Sendable {
     static func loadFile(_ path: String) throws(DeckError) -> Deck {
         func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
         let document = try JSONValue.load(path: path, limit: maximumFileBytes, what: "a deck", fail: fail)
+        return try deck(from: document, path: path)
+    }
+
+    /// A deck from the bytes of a deck file, already read; `path` names the file in
+    /// errors and image paths are resolved against its folder. The fuzz target's entry.
+    static func parse(bytes: Data, path: String) throws(DeckError) -> Deck {
+        func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
+        let document = try JSONValue.parse(bytes, limit: maximumFileBytes, what: "a deck", fail: fail)
+        return try deck(from: document, path: path)
+    }
+
+    static func deck(from document: JSONValue, path: String) throws(DeckError) -> Deck {
+        func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
         guard case .object(let top) = document else { throw fail("a deck is a JSON object, not \(document.kindName)") }
         if let unknown = top.keys.sorted().first(where: { $0 != "cards" }) {
             throw fail("unknown key \(JSONText.quoted(unknown)) (a deck holds only \"cards\")")

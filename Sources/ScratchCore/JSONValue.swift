@@ -58,15 +58,20 @@ enum JSONValue: Equatable, Sendable, Decodable {
     /// Reads a whole file of at most `limit` bytes and parses it. `fail` turns a
     /// problem into the caller's error type (which names the file).
     static func load<E: Error>(path: String, limit: Int, what: String, fail: (String) -> E) throws(E) -> JSONValue {
-        let attributes: [FileAttributeKey: Any]
-        do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
-            throw fail("cannot read the file (missing or not accessible)")
+        let data: Data
+        switch FileBytes.read(path: path, limit: limit) {
+        case .success(let bytes): data = Data(bytes)
+        case .failure(.cannotOpen): throw fail("cannot read the file (missing or not accessible)")
+        case .failure(.notRegular): throw fail("not a regular file")
+        case .failure(.tooBig(let size)): throw fail("the file is \(size) bytes; \(what) may have at most \(limit)")
+        case .failure(.cannotRead): throw fail("cannot read the file")
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw fail("not a regular file") }
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard size <= limit else { throw fail("the file is \(size) bytes; \(what) may have at most \(limit)") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
-        // The file may have grown since it was measured.
+        return try parse(data, limit: limit, what: what, fail: fail)
+    }
+
+    /// Parses a whole document of at most `limit` bytes (the bytes of a file already
+    /// read; the fuzz targets feed it directly). `fail` as in `load`.
+    static func parse<E: Error>(_ data: Data, limit: Int, what: String, fail: (String) -> E) throws(E) -> JSONValue {
         guard data.count <= limit else { throw fail("the file is \(data.count) bytes; \(what) may have at most \(limit)") }
         do {
             return try JSONDecoder().decode(JSONValue.self, from: data)

@@ -7,16 +7,14 @@ extension Trace {
     /// Reads and parses a trace file; problems are `TraceError`s naming the path.
     public static func load(path: String) throws(TraceError) -> Trace {
         func fail(_ problem: String) -> TraceError { TraceError(file: path, line: nil, problem: problem) }
-        let attributes: [FileAttributeKey: Any]
-        do { attributes = try FileManager.default.attributesOfItem(atPath: path) } catch {
-            throw fail("cannot read the file (missing or not accessible)")
+        let data: [UInt8]
+        switch FileBytes.read(path: path, limit: maximumFileBytes) {
+        case .success(let bytes): data = bytes
+        case .failure(.cannotOpen): throw fail("cannot read the file (missing or not accessible)")
+        case .failure(.notRegular): throw fail("not a regular file")
+        case .failure(.tooBig(let size)): throw fail("the file is \(size) bytes; a trace may have at most \(maximumFileBytes)")
+        case .failure(.cannotRead): throw fail("cannot read the file")
         }
-        guard attributes[.type] as? FileAttributeType == .typeRegular else { throw fail("not a regular file") }
-        let bytes = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        guard bytes <= maximumFileBytes else {
-            throw fail("the file is \(bytes) bytes; a trace may have at most \(maximumFileBytes)")
-        }
-        guard let data = FileManager.default.contents(atPath: path) else { throw fail("cannot read the file") }
         guard let text = String(validating: data, as: UTF8.self) else { throw fail("not UTF-8 text") }
         return try Trace(parsing: text, name: path)
     }

@@ -57,6 +57,8 @@ public enum PNGFile {
             throw failure("file is \(bytes.count) bytes; the limit is \(maxFileBytes)")
         }
 
+        if let problem = chunkLayoutProblem(bytes) { throw failure(problem) }
+
         let result: Result<RGBAImage, ImageError> = bytes.withUnsafeBytes { raw in
             var image = png_image()
             image.version = cpng_image_version()
@@ -72,6 +74,12 @@ public enum PNGFile {
             }
             if width < 1 || height < 1 {
                 return .failure(failure("image is \(width)x\(height), which has no pixels"))
+            }
+            // A tiny file may claim a huge image: refuse it before allocating the
+            // pixels (up to 1 GiB, 3 GiB for 16-bit) only to find the data missing.
+            if let needed = minimumFileBytes(header: bytes, width: width, height: height), bytes.count < needed {
+                return .failure(failure("image is \(width)x\(height) but the file has only \(bytes.count) bytes, "
+                                        + "too few to hold it (truncated or damaged PNG)"))
             }
 
             if image.format & cpng_format_flag_linear() != 0 {
@@ -230,6 +238,52 @@ public enum PNGFile {
         if filled > size { throw failure("the file changed while being read") }
         bytes.removeLast(bytes.count - filled)
         return bytes
+    }
+
+    /// Walks the chunks up to IEND as libpng will, and names the first whose length
+    /// runs past the end of the bytes (or past 2^31 - 1, which PNG forbids). libpng
+    /// allocates a chunk's buffer from its declared length before reading it, so a
+    /// 300-byte file whose length field says 2 GB (found by the fuzzer, Fuzz/png/
+    /// regressions/oom-*) would have it ask for 2 GB. Chunks cut short are refused here
+    /// instead; libpng would refuse them too, only after the allocation.
+    static func chunkLayoutProblem(_ bytes: [UInt8]) -> String? {
+        var at = signature.count
+        while at + 8 <= bytes.count {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            let type = String(decoding: bytes[(at + 4)..<(at + 8)].map { (0x21...0x7E).contains($0) ? $0 : UInt8(ascii: "?") },
+                              as: UTF8.self)
+            if length > 0x7FFF_FFFF {
+                return "damaged PNG (a \(type) chunk at byte \(at) claims \(length) bytes, more than PNG allows)"
+            }
+            if length + 12 > bytes.count - at {
+                return "truncated PNG (the data ends too early: a \(type) chunk at byte \(at) claims \(length) bytes, "
+                    + "the file has \(bytes.count - at - 8) after its header)"
+            }
+            if type == "IEND" { return nil }
+            at += length + 12
+        }
+        return nil   // no IEND: libpng decides
+    }
+
+    /// The smallest file that can hold a `width` x `height` image with the bit depth and
+    /// colour type of its IHDR (bytes 24 and 25: libpng has checked that IHDR comes
+    /// first): the filtered rows (a filter byte and the packed samples per row, the
+    /// least an interlaced image has too) compressed at deflate's best, 1032:1. Nil
+    /// when the header is not where it should be (libpng would have refused it).
+    static func minimumFileBytes(header bytes: [UInt8], width: Int, height: Int) -> Int? {
+        guard bytes.count >= 33 else { return nil }
+        let depth = Int(bytes[24])
+        let channels: Int
+        switch bytes[25] {
+        case 0, 3: channels = 1
+        case 4: channels = 2
+        case 2: channels = 3
+        case 6: channels = 4
+        default: return nil
+        }
+        let rowBytes = 1 + (width * channels * depth + 7) / 8
+        let rawBytes = height * rowBytes
+        return rawBytes / 1032
     }
 
     /// libpng's message from the last call on `image`.

@@ -33,14 +33,25 @@ public final class Xvfb {
     /// first free N from a start that depends on our pid (no /tmp/.X11-unix/XN socket,
     /// no /tmp/.XN-lock), trying the next numbers if it exits at once, and waits (at
     /// most `timeout` seconds) until its socket accepts connections.
+    ///
+    /// `runAs`: run the server as that user and group (through `setpriv --reuid --regid
+    /// --clear-groups`, no shell; needs root), so it is not the clients' user: it then
+    /// cannot attach their 0600 MIT-SHM segments and answers BadAccess.
     public init(width: Int = 640, height: Int = 480, depth: Int = 24, dpi: Int? = nil,
-                extraArguments: [String] = [], timeout: Double = 10) throws {
-        guard let executable = Xvfb.find("Xvfb") else { throw XvfbError("Xvfb is not installed") }
+                extraArguments: [String] = [], runAs: (uid: UInt32, gid: UInt32)? = nil, timeout: Double = 10) throws {
+        guard let xvfb = Xvfb.find("Xvfb") else { throw XvfbError("Xvfb is not installed") }
+        var executable = xvfb
+        var prefix: [String] = []
+        if let runAs {
+            guard let setpriv = Xvfb.find("setpriv") else { throw XvfbError("setpriv is not installed") }
+            executable = setpriv
+            prefix = ["--reuid", "\(runAs.uid)", "--regid", "\(runAs.gid)", "--clear-groups", xvfb]
+        }
         var candidate = 100 + Int(getpid() % 300) * 3 + Int.random(in: 0..<3)
         var lastProblem = "no free display number"
         for _ in 0..<8 {
             candidate = Xvfb.nextFree(from: candidate)
-            var arguments = [":\(candidate)", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp",
+            var arguments = prefix + [":\(candidate)", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp",
                              "-noreset"]
             if let dpi { arguments += ["-dpi", "\(dpi)"] }
             arguments += extraArguments

@@ -1,0 +1,33 @@
+// libFuzzer target: deck files (Deck.parse(bytes:path:)). Image paths resolve against
+// the folder that scripts/fuzz.sh prepares (FUZZ_DECK_DIR, default /tmp/scratchcard-fuzz-deck)
+// holding a.png, b.png and cover.png, so entries can be valid and reach the later checks.
+import Foundation
+
+let deckPath = (ProcessInfo.processInfo.environment["FUZZ_DECK_DIR"] ?? "/tmp/scratchcard-fuzz-deck") + "/deck.json"
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzDeck(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
+    let bytes = size == 0 ? Data() : Data(bytes: data!, count: size)
+    do {
+        let deck = try Deck.parse(bytes: bytes, path: deckPath)
+        precondition(!deck.cards.isEmpty && deck.cards.count <= Deck.maximumCards)
+        precondition(deck.totalWeight > 0 && deck.totalWeight.isFinite)
+        precondition(Set(deck.cards.map(\.id)).count == deck.cards.count, "duplicate ids")
+        var rng = SplitMix(state: UInt64(size))
+        for _ in 0..<4 { precondition(deck.draw(using: &rng).weight > 0, "drew a card of weight 0") }
+    } catch {
+        precondition(error.path == deckPath && !error.message.isEmpty)
+    }
+    return 0
+}
+
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

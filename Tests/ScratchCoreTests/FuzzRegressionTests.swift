@@ -1,0 +1,144 @@
+import Foundation
+@testable import ScratchCore
+import Testing
+
+/// The fuzzers' inputs, replayed by the normal suite (FUZZING.md): every seed in
+/// `Fuzz/<target>/corpus` and every crashing, slow or memory-hungry input kept in
+/// `Fuzz/<target>/regressions`. Each must be accepted or refused with a message, never
+/// crash, and quickly. The checks are the fuzz targets' own (Fuzz/<target>/main.swift).
+@Suite("Fuzz corpora and regressions replayed")
+struct FuzzRegressionTests {
+    /// The repository's Fuzz folder, found from this file's path.
+    static let fuzzFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz")
+
+    /// The files of `Fuzz/<target>/<kind>`, sorted; none when the folder is missing.
+    static func inputs(_ target: String, _ kind: String) -> [URL] {
+        let folder = fuzzFolder.appendingPathComponent(target).appendingPathComponent(kind)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    /// The longest one input may take in a debug build; the fuzzers' timeout is 5 s.
+    static let budget = Duration.seconds(2)
+
+    @Test("the seed corpora exist and are small")
+    func corporaExist() throws {
+        for target in ["png", "trace", "config", "deck", "replay"] {
+            let seeds = Self.inputs(target, "corpus")
+            #expect(seeds.count >= 3, "Fuzz/\(target)/corpus has \(seeds.count) seeds")
+            for seed in seeds {
+                let size = try FileManager.default.attributesOfItem(atPath: seed.path)[.size] as? Int ?? 0
+                #expect(size <= 16384, "\(seed.lastPathComponent) is \(size) bytes")
+            }
+        }
+    }
+
+    @Test("traces: parsed or refused with the line, quickly", arguments: ["corpus", "regressions"])
+    func traces(kind: String) throws {
+        for file in Self.inputs("trace", kind) {
+            let bytes = try Data(contentsOf: file)
+            let elapsed = ContinuousClock().measure {
+                guard let text = String(validating: bytes, as: UTF8.self) else { return }
+                do {
+                    let trace = try Trace(parsing: text, name: file.lastPathComponent)
+                    #expect((1...Trace.maximumSide).contains(trace.canvas.width))
+                    #expect((1...Trace.maximumSide).contains(trace.canvas.height))
+                    #expect(try Trace(parsing: trace.serialized(), name: "again") == trace, "\(file.lastPathComponent)")
+                } catch let error as TraceError {
+                    #expect(error.file == file.lastPathComponent && !error.problem.isEmpty)
+                } catch {
+                    Issue.record(error)
+                }
+            }
+            #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
+        }
+    }
+
+    @Test("traces replayed through the engine (as render does), extreme radii and coordinates included", arguments: ["corpus", "regressions"])
+    func replays(kind: String) throws {
+        let size = PixelSize(width: 97, height: 61)
+        let cover = RGBAImage(size: size, filledWith: RGBA(r: 200, g: 200, b: 200))
+        let prize = RGBAImage(size: size, filledWith: RGBA(r: 10, g: 20, b: 30))
+        for file in Self.inputs("replay", kind) {
+            let bytes = try Data(contentsOf: file)
+            guard let text = String(validating: bytes, as: UTF8.self),
+                  var trace = try? Trace(parsing: text, name: file.lastPathComponent) else { continue }
+            trace.records = Array(trace.records.prefix(4096))
+            let canvas = try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: trace.initialBrush)
+            let framebuffer = Framebuffer(size: size, layout: .bgrx)
+            let elapsed = ContinuousClock().measure {
+                trace.replay(on: canvas) { dirty in
+                    #expect(dirty.isEmpty || dirty.intersection(PixelRect(size: size)) == dirty)
+                    _ = canvas.compositeChanges(into: framebuffer)
+                }
+            }
+            #expect((0...1).contains(canvas.revealedFraction))
+            #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
+        }
+    }
+
+    static let configSchema: [String: ConfigValueKind] = [
+        "cover": .path, "prize": .path, "brush": .number, "scale": .number, "size": .string,
+        "no-shm": .flag, "title": .string, "display": .string, "record": .path, "stats": .flag,
+        "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag,
+    ]
+
+    @Test("configuration files: tokens or an error naming the file, quickly", arguments: ["corpus", "regressions"])
+    func configs(kind: String) throws {
+        for file in Self.inputs("config", kind) {
+            let bytes = try Data(contentsOf: file)
+            let elapsed = try ContinuousClock().measure {
+                do {
+                    let tokens = try ConfigFile.arguments(bytes: bytes, path: "/fuzz/config.json", schema: Self.configSchema)
+                    var i = 0
+                    while i < tokens.count {
+                        let kind = try #require(Self.configSchema[String(tokens[i].dropFirst(2))])
+                        i += kind == .flag ? 1 : 2
+                    }
+                    #expect(i == tokens.count)
+                } catch let error as ConfigError {
+                    #expect(error.path == "/fuzz/config.json" && !error.message.isEmpty)
+                }
+            }
+            #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
+            // The file-reading path agrees with the bytes path.
+            let viaFile = Result { () throws(ConfigError) in try ConfigFile.arguments(path: file.path, schema: Self.configSchema) }
+            let viaBytes = Result { () throws(ConfigError) in
+                try ConfigFile.arguments(bytes: bytes, path: file.path, schema: Self.configSchema)
+            }
+            #expect(viaFile == viaBytes, "\(file.lastPathComponent)")
+        }
+    }
+
+    @Test("deck files: a deck or an error naming the file, quickly", arguments: ["corpus", "regressions"])
+    func decks(kind: String) throws {
+        // The images the fuzzer's decks name (scripts/fuzz.sh prepares the same).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-deck-\(getpid())-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("folder.png"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let png = try Data(contentsOf: Self.fuzzFolder.appendingPathComponent("png/corpus/gray8-3x2.png"))
+        for name in ["a.png", "b.png", "cover.png"] { try png.write(to: folder.appendingPathComponent(name)) }
+        let deckPath = folder.appendingPathComponent("deck.json").path
+
+        for file in Self.inputs("deck", kind) {
+            let bytes = try Data(contentsOf: file)
+            let elapsed = ContinuousClock().measure {
+                do {
+                    let deck = try Deck.parse(bytes: bytes, path: deckPath)
+                    #expect(!deck.cards.isEmpty && deck.cards.count <= Deck.maximumCards)
+                    #expect(deck.totalWeight > 0 && deck.totalWeight.isFinite)
+                    #expect(Set(deck.cards.map(\.id)).count == deck.cards.count)
+                    var rng = Constant(value: 0x8000_0000_0000_0000)
+                    #expect(deck.draw(using: &rng).weight > 0)
+                } catch let error as DeckError {
+                    #expect(error.path == deckPath && !error.message.isEmpty)
+                } catch {
+                    Issue.record(error)
+                }
+            }
+            #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
+        }
+    }
+}

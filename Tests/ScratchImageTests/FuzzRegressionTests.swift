@@ -1,0 +1,115 @@
+import Foundation
+@testable import ScratchImage
+import ScratchCore
+import Testing
+
+/// The PNG fuzzer's inputs, replayed by the normal suite (FUZZING.md): the seeds in
+/// `Fuzz/png/corpus` and the inputs kept in `Fuzz/png/regressions`, each decoded as it
+/// is and with its chunk CRCs recomputed, as the fuzz target does. Each decodes to a
+/// well-formed image or is refused with a message, quickly, and never allocates
+/// pixels for a claimed size the file is too small to hold.
+@Suite("PNG fuzz corpus and regressions replayed")
+struct PNGFuzzRegressionTests {
+    static let fuzzFolder = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fuzz/png")
+
+    static func inputs(_ kind: String) -> [URL] {
+        let folder = fuzzFolder.appendingPathComponent(kind)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { !$0.hasPrefix(".") }.sorted().map { folder.appendingPathComponent($0) }
+    }
+
+    @Test("every seed decodes", arguments: inputs("corpus"))
+    func seedDecodes(file: URL) throws {
+        let image = try PNGFile.read(path: file.path)
+        #expect(image.bytes.count == image.width * image.height * 4)
+    }
+
+    @Test("kept inputs: decoded or refused, quickly, as they are and with CRCs fixed", arguments: ["corpus", "regressions"])
+    func replay(kind: String) throws {
+        for file in Self.inputs(kind) {
+            let raw = [UInt8](try Data(contentsOf: file))
+            for bytes in [raw, ChunkCRC.fixed(raw)] {
+                let elapsed = ContinuousClock().measure {
+                    do {
+                        let image = try PNGFile.decode(bytes, name: "fuzz.png")
+                        #expect(image.width >= 1 && image.height >= 1)
+                        #expect(image.width * image.height <= PNGFile.maxPixels)
+                        #expect(image.bytes.count == image.width * image.height * 4)
+                    } catch let error as ImageError {
+                        #expect(error.path == "fuzz.png" && !error.problem.isEmpty)
+                    } catch {
+                        Issue.record(error)
+                    }
+                }
+                #expect(elapsed < .seconds(2), "\(file.lastPathComponent) took \(elapsed)")
+            }
+        }
+    }
+
+    @Test("a 60-byte file claiming 16384x16384 is refused before the pixels are allocated")
+    func hugeClaimRefused() throws {
+        for (depth, colour) in [(UInt8(8), UInt8(6)), (16, 6), (1, 0)] {
+            var bytes = PNGFile.signature
+            let ihdr: [UInt8] = [0, 0, 0x40, 0, 0, 0, 0x40, 0, depth, colour, 0, 0, 0]
+            bytes += [0, 0, 0, 13] + Array("IHDR".utf8) + ihdr + [0, 0, 0, 0]
+            bytes += [0, 0, 0, 10] + Array("IDAT".utf8) + [0x78, 0x9C, 0x63, 0, 0, 0, 0, 1, 0, 1] + [0, 0, 0, 0]
+            bytes += [0, 0, 0, 0] + Array("IEND".utf8) + [0, 0, 0, 0]
+            bytes = ChunkCRC.fixed(bytes)
+            let before = residentBytes()
+            #expect {
+                try PNGFile.decode(bytes, name: "huge.png")
+            } throws: { error in
+                (error as? ImageError)?.problem.contains("too few to hold it") == true
+            }
+            #expect(residentBytes() - before < 64 << 20)
+        }
+    }
+
+    @Test("a chunk whose length runs past the end is refused before libpng allocates that length (fuzzer find: oom, 2 GB)")
+    func chunkLengthPastTheEnd() throws {
+        let raw = [UInt8](try Data(contentsOf: Self.fuzzFolder.appendingPathComponent("regressions/oom-itxt-length-2gb.png")))
+        let error = #expect(throws: ImageError.self) { try PNGFile.decode(raw, name: "oom.png") }
+        #expect(error?.problem.hasPrefix("truncated PNG") == true, "\(String(describing: error))")
+        #expect(error?.problem.contains("claims 1950960965 bytes") == true, "\(String(describing: error))")
+        // A length over 2^31 - 1 is damage, not truncation.
+        var bytes = try PNGFile.encode(RGBAImage(size: PixelSize(width: 2, height: 2), filledWith: .white))
+        bytes[33] = 0x80
+        let damaged = #expect(throws: ImageError.self) { try PNGFile.decode(bytes, name: "big.png") }
+        #expect(damaged?.problem.hasPrefix("damaged PNG") == true, "\(String(describing: damaged))")
+    }
+
+    func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kb = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) else { return 0 }
+        return kb * 1024
+    }
+}
+
+/// Fuzz/png/crc.swift's transformation: every whole chunk's CRC recomputed.
+enum ChunkCRC {
+    static let table: [UInt32] = (0..<256).map { n -> UInt32 in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
+    static func fixed(_ input: [UInt8]) -> [UInt8] {
+        var bytes = input
+        var at = 8
+        while at + 12 <= bytes.count {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            let end = at + 8 + length
+            guard end + 4 <= bytes.count else { break }
+            var c: UInt32 = 0xFFFF_FFFF
+            for i in (at + 4)..<end { c = table[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8) }
+            c ^= 0xFFFF_FFFF
+            bytes[end] = UInt8(c >> 24); bytes[end + 1] = UInt8((c >> 16) & 0xFF)
+            bytes[end + 2] = UInt8((c >> 8) & 0xFF); bytes[end + 3] = UInt8(c & 0xFF)
+            at = end + 4
+        }
+        return bytes
+    }
+}

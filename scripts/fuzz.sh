@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Builds and runs one libFuzzer target (see FUZZING.md):
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | trace | config | deck | replay (default 600 s)
+#   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
+# The target is compiled with swiftc -sanitize=fuzzer,address together with the module
+# it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
+# inputs land in Fuzz/NAME/found/; copy the ones worth keeping to Fuzz/NAME/regressions/,
+# which the test suite replays (Tests/ScratchCoreTests/FuzzRegressionTests.swift,
+# Tests/ScratchImageTests/FuzzRegressionTests.swift).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+name=${1:?usage: scripts/fuzz.sh png|trace|config|deck|replay [SECONDS|build]}
+seconds=${2:-600}
+[ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
+
+out=.build/fuzz/$name
+mkdir -p "$out/corpus" "Fuzz/$name/found"
+flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld)
+
+case "$name" in
+  png)
+    # ScratchCore as a static library and module, then ScratchImage + the target.
+    swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
+      -emit-library -static -o "$out/libScratchCore.a" Sources/ScratchCore/*.swift
+    pngcflags=()
+    for f in $(pkg-config --cflags libpng); do pngcflags+=(-Xcc "$f"); done
+    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG "${pngcflags[@]}" \
+      Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" "Fuzz/$name/crc.swift" \
+      -L "$out" -lScratchCore $(pkg-config --libs libpng) -lm -o "$out/fuzzer"
+    max_len=16384
+    ;;
+  trace|config|deck|replay)
+    swiftc "${flags[@]}" -module-name ScratchCore Sources/ScratchCore/*.swift "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
+    max_len=16384
+    ;;
+  *) echo "unknown fuzz target $name" >&2; exit 2 ;;
+esac
+[ "$seconds" = build ] && exit 0
+
+if [ "$name" = deck ]; then
+  # The images a deck entry may name, so valid entries reach the later checks.
+  export FUZZ_DECK_DIR=${FUZZ_DECK_DIR:-/tmp/scratchcard-fuzz-deck}
+  mkdir -p "$FUZZ_DECK_DIR"
+  for f in a.png b.png cover.png; do cp Fuzz/png/corpus/gray8-3x2.png "$FUZZ_DECK_DIR/$f"; done
+  mkdir -p "$FUZZ_DECK_DIR/folder.png"
+fi
+
+dict=()
+[ -f "Fuzz/$name/dict" ] && dict=(-dict="Fuzz/$name/dict")
+# One process, one core; a new corpus in .build, the seeds in the repository read-only.
+exec "$out/fuzzer" "$out/corpus" "Fuzz/$name/corpus" "${dict[@]}" \
+  -max_total_time="$seconds" -max_len="$max_len" -timeout=5 -rss_limit_mb=2048 -malloc_limit_mb=1024 \
+  -print_final_stats=1 -artifact_prefix="Fuzz/$name/found/"
