@@ -134,14 +134,14 @@ final class WindowApp {
             guard session.acceptsScratches else { return }
             emit(session.pressed())
             stroke(canvas.penDown(at: point))
-            recording.append(.down(point))
+            record(.down(point))
         case .motion(let point, _) where canvas.isPenDown(0):
             touched()
             stroke(canvas.penMove(to: point))
-            recording.append(.move(point))
+            record(.move(point))
         case .release(let button, _, _) where button == 1:
             touched()
-            if canvas.isPenDown(0) { recording.append(.up) }
+            if canvas.isPenDown(0) { record(.up) }
             canvas.penUp()
         case .expose(let rect):
             exposed.formUnion(rect)
@@ -192,6 +192,11 @@ final class WindowApp {
     private func isExitChord(_ event: WindowEvent) -> Bool {
         guard case .key(let key, let modifiers) = event, let exitChord else { return false }
         return exitChord.matches(key, modifiers)
+    }
+
+    /// The gesture, kept only for `--record`: a kiosk running for weeks keeps nothing.
+    private func record(_ record: Trace.Record) {
+        if options.record != nil { recording.append(record) }
     }
 
     /// Someone is at the card: the abandon timer starts over.
@@ -340,7 +345,7 @@ final class WindowApp {
         session = CardSession(cardID: next.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
         shownAtWallClock = Date().timeIntervalSince1970
         shimmerCentre = nil
-        if !recording.isEmpty, recording.last != .up { recording.append(.up) }
+        if !recording.isEmpty, recording.last != .up { record(.up) }
         exposed = PixelRect(size: canvas.size)
         emit([.newCard(cardID: next.id)])
     }
