@@ -52,7 +52,7 @@ import XvfbSupport
         #expect(app.wait(timeout: 5) == 1)
         #expect(app.process.terminationReason == .exit)
         #expect(app.standardError.contains("lost the connection to the X server"), "\(app.standardError)")
-        #expect(Faults.segments(createdBy: app.pid).isEmpty)
+        #expect(Faults.noSegmentsRemain(createdBy: app.pid))
         #expect(server.isRunning)
     }
 
@@ -124,7 +124,7 @@ import XvfbSupport
             // Handled: the loop ends as `q` does (WindowTests.signalsEndCleanly checks the rest).
             #expect(ending == .exit(0) && output.hasSuffix("{\"event\":\"quit\"}\n"), "ended \(ending): \(output)")
         }
-        #expect(Faults.segments(createdBy: app.pid).isEmpty)
+        #expect(Faults.noSegmentsRemain(createdBy: app.pid))
     }
 }
 
@@ -154,6 +154,14 @@ enum Faults {
     /// The System V shared memory segments whose creator is `pid` (/proc/sysvipc/shm).
     static func segments(createdBy pid: Int32) -> [Segment] {
         all().filter { $0.creator == pid }
+    }
+
+    /// True once no segment of `pid` remains, waiting up to 5 s: after a client dies
+    /// the server detaches when it notices.
+    static func noSegmentsRemain(createdBy pid: Int32) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while !segments(createdBy: pid).isEmpty && Date() < deadline { usleep(20_000) }
+        return segments(createdBy: pid).isEmpty
     }
 
     static func all() -> [Segment] {

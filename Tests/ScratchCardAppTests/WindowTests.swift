@@ -226,7 +226,7 @@ import XvfbSupport
         #expect(app.standardError.contains("ending on SIG"), "\(app.standardError)")
         #expect(app.standardOutput.hasSuffix("{\"event\":\"quit\"}\n"), "\(app.standardOutput)")
         #expect(try Trace.load(path: tracePath).eventCount == 2)
-        #expect(try segments(of: app.pid).isEmpty)
+        #expect(Faults.noSegmentsRemain(createdBy: app.pid))
     }
 
     /// CPU ticks (user + system) the process has used, from /proc/PID/stat.
