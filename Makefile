@@ -17,9 +17,11 @@ run: deps
 	$(SWIFT) run -c release scratchcard
 
 ## Installs what is missing, builds, and runs every test (X11 tests start their own Xvfb).
+## One test at a time: the X11 tests start servers, window managers and the program, and
+## on a 2-core machine running them side by side makes their timing a coin toss.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --no-parallel
 
 ## The benchmark on the traces beside the project.
 bench: release

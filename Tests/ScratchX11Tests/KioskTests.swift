@@ -99,7 +99,7 @@ import XvfbSupport
         #expect(display.windowManagerOffersFullScreen)
         let window = try X11Window(display: display, size: display.screenSize, title: "kiosk")
         #expect(window.makeFullScreen() == .windowManager)
-        #expect(window.map())
+        #expect(window.map(timeout: 15), "a busy window manager may take its time")
         let place = try waitForScreenCover(server, window, display.screenSize)
         #expect(place == (0, 0, 640, 400), "\(place)")
         let state = try server.xprop(id: window.windowID, "_NET_WM_STATE")
