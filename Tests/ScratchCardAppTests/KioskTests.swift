@@ -168,6 +168,24 @@ import XvfbSupport
         #expect(after == before, "the screen saver settings are restored")
     }
 
+    @Test("SIGTERM ends kiosk mode cleanly and gives the screen saver its settings back")
+    func terminatedKioskRestoresScreenSaver() throws {
+        let files = try Files(); defer { files.remove() }
+        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+        try server.run("xset", ["s", "450"])
+        let before = try screenSaverTimeout(server)
+        let app = try RunningApp(files.arguments + ["--kiosk", "--events"], environment: server.environment)
+        _ = try server.scratchcardWindow()
+        #expect(waitUntil { eventNames(app).contains("ready") })
+        let held = try screenSaverTimeout(server)
+        #expect(held.contains("timeout:  0"), "\(held)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0)
+        #expect(eventNames(app).last == "quit")
+        let after = try screenSaverTimeout(server)
+        #expect(after == before, "\(after)")
+    }
+
     @Test("with a window manager (openbox): fills the screen, resets itself after a reveal, exits only on the chord, logs each card")
     func kioskWithWindowManager() throws {
         let files = try Files(); defer { files.remove() }
