@@ -9,40 +9,40 @@ import ScratchX11
 /// the mask), then composite what changed and put it on screen in one request, never
 /// writing into an image the server may still be reading (DESIGN.md, The display loop).
 final class WindowApp {
-    private let options: WindowOptions
-    private let display: X11Display
-    private let window: X11Window
-    private var surface: WindowSurface
-    private let dealer: Dealer
-    private let scale: DisplayScale
-    private let brush: Brush
+    let options: WindowOptions
+    let display: X11Display
+    let window: X11Window
+    var surface: WindowSurface
+    let dealer: Dealer
+    let scale: DisplayScale
+    let brush: Brush
 
     /// The card on show: as dealt, the engine, its state machine, when it appeared.
-    private var card: DealtCard
-    private var canvas: ScratchCanvas
-    private var session: CardSession
-    private var shownAtWallClock = Date().timeIntervalSince1970
-    private let outcomeLog: OutcomeLog?
+    var card: DealtCard
+    var canvas: ScratchCanvas
+    var session: CardSession
+    var shownAtWallClock = Date().timeIntervalSince1970
+    let outcomeLog: OutcomeLog?
 
     /// Kiosk mode: the attract band and where it was last drawn; the last touch.
-    private var shimmer: Shimmer
-    private var shimmerCentre: Double?
-    private let exitChord: KeyChord?
-    private var blankingInhibitor: ScreenBlankingInhibitor?
+    var shimmer: Shimmer
+    var shimmerCentre: Double?
+    let exitChord: KeyChord?
+    var blankingInhibitor: ScreenBlankingInhibitor?
     /// Fingers scratching now, each with its own pen (the mouse is pen 0).
-    private var fingers: Fingers
+    var fingers: Fingers
     /// When the next animation frame is due, and the pace of frames.
-    private var nextFrameAt = 0.0
-    private let frameInterval = 1.0 / 30
-    private var lastTouch = monotonicSeconds()
+    var nextFrameAt = 0.0
+    let frameInterval = 1.0 / 30
+    var lastTouch = monotonicSeconds()
 
-    private var recording: [Trace.Record] = []
-    private var stats = Stats()
-    private var running = true
+    var recording: [Trace.Record] = []
+    var stats = Stats()
+    var running = true
     /// Exposed or re-laid-out area still to composite in full.
-    private var exposed = PixelRect.empty
+    var exposed = PixelRect.empty
     /// When the program started setting up (images, display, window), for `first_frame_ms`.
-    private let startedMicroseconds = monotonicMicroseconds()
+    let startedMicroseconds = monotonicMicroseconds()
 
     /// Counters for `--stats`.
     struct Stats {
@@ -127,7 +127,7 @@ final class WindowApp {
         finish()
     }
 
-    private func handle(_ event: WindowEvent) throws(ExitError) {
+    func handle(_ event: WindowEvent) throws(ExitError) {
         switch event {
         case .press(let button, let point, _) where button == 1:
             touched()
@@ -168,7 +168,7 @@ final class WindowApp {
         }
     }
 
-    private func handleKey(_ event: WindowEvent) {
+    func handleKey(_ event: WindowEvent) {
         switch event {
         case .key(.space, _), .key(.enter, _):
             canvas.allPensUp()
@@ -184,71 +184,13 @@ final class WindowApp {
         }
     }
 
-    /// In kiosk mode every key and the close button are ignored, but the operator's chord.
-    private func handleKioskKey(_ event: WindowEvent) {
-        if isExitChord(event) { running = false }
-    }
-
-    private func isExitChord(_ event: WindowEvent) -> Bool {
-        guard case .key(let key, let modifiers) = event, let exitChord else { return false }
-        return exitChord.matches(key, modifiers)
-    }
-
     /// The gesture, kept only for `--record`: a kiosk running for weeks keeps nothing.
-    private func record(_ record: Trace.Record) {
+    func record(_ record: Trace.Record) {
         if options.record != nil { recording.append(record) }
     }
 
-    /// Someone is at the card: the abandon timer starts over.
-    private func touched() {
-        lastTouch = monotonicSeconds()
-    }
-
-    /// When the loop must wake without input: the fade's next frame, the attract band's,
-    /// or a kiosk reset. Nil: only input wakes it (idle means no CPU).
-    private func nextWake(now: Double) -> Double? {
-        var wake: Double?
-        func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
-        if session.isAnimating { atLatest(nextFrameAt) }
-        guard options.kiosk else { return wake }
-        switch session.phase {
-        case .fresh:
-            let t = now - session.shownAt
-            if shimmer.centre(at: t) != nil || shimmerCentre != nil {
-                atLatest(nextFrameAt)
-            } else {
-                let cycle = shimmer.sweep + shimmer.rest
-                atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
-            }
-        case .scratching:
-            atLatest(lastTouch + options.abandonReset)
-        case .done:
-            atLatest(revealedAt + options.idleReset)
-        case .fading:
-            break
-        }
-        return wake
-    }
-
-    /// When the card on show was revealed (monotonic seconds), if it was.
-    private var revealedAt: Double { session.shownAt + (session.reveal?.after ?? 0) }
-
-    /// Kiosk mode's unattended rhythm: a revealed card makes way for a new one after
-    /// `--idle-reset`; a card touched and left alone, after `--abandon-reset`.
-    private func runTimers(now: Double) {
-        guard options.kiosk else { return }
-        switch session.phase {
-        case .scratching where !canvas.isPenDown && now >= lastTouch + options.abandonReset:
-            dealNewCard()
-        case .done where now >= revealedAt + options.idleReset:
-            dealNewCard()
-        default:
-            break
-        }
-    }
-
     /// A stroke went into the mask: count it, and the reveal meter may have news.
-    private func stroke(_ dirty: PixelRect) {
+    func stroke(_ dirty: PixelRect) {
         stats.events += 1
         stats.waiting.append(monotonicMicroseconds())
         guard !dirty.isEmpty else { return }
@@ -258,7 +200,7 @@ final class WindowApp {
 
     /// Composites what changed (and what was exposed, or the fade's frame) and puts it
     /// on screen in one put.
-    private func repaint() {
+    func repaint() {
         var area = canvas.compositeChanges(into: surface.framebuffer).rect
         // Animation frames (the fade, the attract band) come at their own pace, not on
         // every wake-up: a put's completion must not start the next frame early.
@@ -294,16 +236,8 @@ final class WindowApp {
         }
     }
 
-    /// Kiosk mode, on a fresh card: the band of light sweeping the foil. Redraws where
-    /// the band was and where it is now; returns that area.
-    private func drawAttract() -> PixelRect {
-        let centre = session.phase == .fresh ? shimmer.centre(at: monotonicSeconds() - session.shownAt) : nil
-        defer { shimmerCentre = centre }
-        return shimmer.redraw(canvas, into: surface.framebuffer, from: shimmerCentre, to: centre)
-    }
-
     /// The last put is on screen: every stroke it carried has its latency.
-    private func shown() {
+    func shown() {
         let now = monotonicMicroseconds()
         if stats.firstFrameMicroseconds == nil { stats.firstFrameMicroseconds = now - startedMicroseconds }
         for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
@@ -311,7 +245,7 @@ final class WindowApp {
     }
 
     /// A new size: the images re-laid out to fill it, the scratched state carried over.
-    private func relayout(to size: PixelSize) throws(ExitError) {
+    func relayout(to size: PixelSize) throws(ExitError) {
         let filled = card.images.filling(size)
         do {
             canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush,
@@ -325,7 +259,7 @@ final class WindowApp {
     }
 
     /// `r`: a new card from the dealer, in place of this one.
-    private func dealNewCard() {
+    func dealNewCard() {
         let next: DealtCard
         do { next = try dealer.deal() } catch {
             log("cannot deal a new card: \(error)")
@@ -351,7 +285,7 @@ final class WindowApp {
     }
 
     /// The card on show ends: its record goes to the outcome log, if there is one.
-    private func logOutcome(quitting: Bool) {
+    func logOutcome(quitting: Bool) {
         guard let outcomeLog else { return }
         let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock,
                                      fraction: canvas.revealedFraction, now: monotonicSeconds(), endedBy: quitting)
@@ -359,7 +293,7 @@ final class WindowApp {
     }
 
     /// `s`: what the window shows, as a PNG named by the time, written atomically.
-    private func saveSnapshot() {
+    func saveSnapshot() {
         if surface.canDraw { repaint() }
         let folder = options.snapshotDirectory ?? "."
         let path = snapshotPath(in: folder)
@@ -371,7 +305,7 @@ final class WindowApp {
         }
     }
 
-    private func finish() {
+    func finish() {
         blankingInhibitor?.restore()
         if let path = options.record {
             let trace = Trace(canvas: canvas.size, records: [.brush(brush.radius)] + recording)
@@ -392,7 +326,7 @@ final class WindowApp {
     }
 
     /// With `--events`, one JSON line per event on stdout, flushed at once.
-    private func emit(_ events: [CardEvent]) {
+    func emit(_ events: [CardEvent]) {
         guard options.events else { return }
         for event in events { print(event.json) }
         fflush(stdout)

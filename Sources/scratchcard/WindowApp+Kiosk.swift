@@ -1,0 +1,74 @@
+@preconcurrency import Glibc
+import ScratchCore
+import ScratchX11
+
+/// Kiosk mode's part of the window: the exit chord, the unattended rhythm (idle and
+/// abandon resets) and the band of light that invites a touch. The loop asks `nextWake`
+/// when to wake with no input, and calls `runTimers` after each wake.
+extension WindowApp {
+    /// In kiosk mode every key and the close button are ignored, but the operator's chord.
+    func handleKioskKey(_ event: WindowEvent) {
+        if isExitChord(event) { running = false }
+    }
+
+    func isExitChord(_ event: WindowEvent) -> Bool {
+        guard case .key(let key, let modifiers) = event, let exitChord else { return false }
+        return exitChord.matches(key, modifiers)
+    }
+
+    /// Someone is at the card: the abandon timer starts over.
+    func touched() {
+        lastTouch = monotonicSeconds()
+    }
+
+    /// When the loop must wake without input: the fade's next frame, the attract band's,
+    /// or a kiosk reset. Nil: only input wakes it (idle means no CPU).
+    func nextWake(now: Double) -> Double? {
+        var wake: Double?
+        func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
+        if session.isAnimating { atLatest(nextFrameAt) }
+        guard options.kiosk else { return wake }
+        switch session.phase {
+        case .fresh:
+            let t = now - session.shownAt
+            if shimmer.centre(at: t) != nil || shimmerCentre != nil {
+                atLatest(nextFrameAt)
+            } else {
+                let cycle = shimmer.sweep + shimmer.rest
+                atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
+            }
+        case .scratching:
+            atLatest(lastTouch + options.abandonReset)
+        case .done:
+            atLatest(revealedAt + options.idleReset)
+        case .fading:
+            break
+        }
+        return wake
+    }
+
+    /// When the card on show was revealed (monotonic seconds), if it was.
+    var revealedAt: Double { session.shownAt + (session.reveal?.after ?? 0) }
+
+    /// Kiosk mode's unattended rhythm: a revealed card makes way for a new one after
+    /// `--idle-reset`; a card touched and left alone, after `--abandon-reset`.
+    func runTimers(now: Double) {
+        guard options.kiosk else { return }
+        switch session.phase {
+        case .scratching where !canvas.isPenDown && now >= lastTouch + options.abandonReset:
+            dealNewCard()
+        case .done where now >= revealedAt + options.idleReset:
+            dealNewCard()
+        default:
+            break
+        }
+    }
+
+    /// Kiosk mode, on a fresh card: the band of light sweeping the foil. Redraws where
+    /// the band was and where it is now; returns that area.
+    func drawAttract() -> PixelRect {
+        let centre = session.phase == .fresh ? shimmer.centre(at: monotonicSeconds() - session.shownAt) : nil
+        defer { shimmerCentre = centre }
+        return shimmer.redraw(canvas, into: surface.framebuffer, from: shimmerCentre, to: centre)
+    }
+}
