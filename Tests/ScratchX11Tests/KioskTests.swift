@@ -10,16 +10,6 @@ import XvfbSupport
 /// kept off, and touch events.
 @Suite(.serialized) struct KioskTests {
 
-    func collect(_ window: X11Window, timeout: Double = 5,
-                 until done: ([WindowEvent]) -> Bool) -> [WindowEvent] {
-        var events: [WindowEvent] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while !done(events), Date() < deadline {
-            events += window.nextEvents(timeout: 0.1)
-        }
-        return events
-    }
-
     /// The window's absolute position and size, as `xwininfo` reports them.
     func placement(_ server: Xvfb, _ window: X11Window) throws -> (x: Int, y: Int, width: Int, height: Int) {
         let text = try server.run("xwininfo", ["-id", "\(window.windowID)"])
@@ -55,7 +45,7 @@ import XvfbSupport
         let window = try X11Window(display: display, size: PixelSize(width: 200, height: 100), title: "kiosk")
         #expect(window.makeFullScreen() == .withoutWindowManager)
         #expect(window.map())
-        let events = collect(window) { $0.contains(.resized(display.screenSize)) }
+        let events = window.collect { $0.contains(.resized(display.screenSize)) }
         #expect(events.contains(.resized(PixelSize(width: 640, height: 400))), "\(events)")
         #expect(window.size == display.screenSize)
         let place = try placement(server, window)
@@ -118,7 +108,7 @@ import XvfbSupport
         #expect(window.map())
         _ = window.nextEvents(timeout: 0.1)
         #expect(window.makeFullScreen() == .windowManager)
-        let events = collect(window) { $0.contains(.resized(display.screenSize)) }
+        let events = window.collect { $0.contains(.resized(display.screenSize)) }
         #expect(events.contains(.resized(PixelSize(width: 640, height: 400))), "\(events)")
         let place = try waitForScreenCover(server, window, display.screenSize)
         #expect(place == (0, 0, 640, 400), "\(place)")
@@ -199,7 +189,7 @@ import XvfbSupport
 
         // Pointer events still arrive with the cursor hidden.
         try server.xdotool("mousemove", "--window", "\(window.windowID)", "20", "30")
-        let moved = collect(window) { $0.contains(.motion(at: Point(x: 20.5, y: 30.5), time: 0)) || !$0.isEmpty }
+        let moved = window.collect { $0.contains(.motion(at: Point(x: 20.5, y: 30.5), time: 0)) || !$0.isEmpty }
         #expect(moved.contains { if case .motion = $0 { true } else { false } }, "\(moved)")
 
         window.showCursor()
@@ -284,7 +274,7 @@ import XvfbSupport
         // The mouse still works as before.
         try server.xdotool("mousemove", "--window", "\(window.windowID)", "10", "20")
         try server.xdotool("click", "1")
-        let events = collect(window) { $0.contains { if case .release = $0 { true } else { false } } }
+        let events = window.collect { $0.contains { if case .release = $0 { true } else { false } } }
         #expect(events.contains { if case .press(1, Point(x: 10.5, y: 20.5), _) = $0 { true } else { false } }, "\(events)")
     }
 

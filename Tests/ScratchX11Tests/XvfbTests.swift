@@ -11,17 +11,6 @@ import XvfbSupport
 
     // MARK: helpers
 
-    /// Reads events until `done` holds for the list so far, or `timeout` seconds pass.
-    func collect(_ window: X11Window, timeout: Double = 5,
-                 until done: ([WindowEvent]) -> Bool) -> [WindowEvent] {
-        var events: [WindowEvent] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while !done(events), Date() < deadline {
-            events += window.nextEvents(timeout: 0.1)
-        }
-        return events
-    }
-
     func isExpose(_ e: WindowEvent) -> Bool { if case .expose = e { true } else { false } }
 
     /// A pattern with every channel varying, written straight into the framebuffer.
@@ -58,7 +47,7 @@ import XvfbSupport
         #expect(surface.present(rect))
         if surface.usesSharedMemory {
             #expect(!surface.canDraw, "a shared put is in flight until its completion event")
-            let events = collect(surface.window) { $0.contains(.putCompleted) }
+            let events = surface.window.collect { $0.contains(.putCompleted) }
             #expect(events.contains(.putCompleted))
         }
         #expect(surface.canDraw)
@@ -151,7 +140,7 @@ import XvfbSupport
         #expect(first.contains(.expose(PixelRect(x: 0, y: 0, width: 120, height: 80))), "\(first)")
 
         try server.xdotool("windowsize", "\(window.windowID)", "150", "90")
-        let events = collect(window) { $0.contains(.resized(PixelSize(width: 150, height: 90))) }
+        let events = window.collect { $0.contains(.resized(PixelSize(width: 150, height: 90))) }
         #expect(events.contains(.resized(PixelSize(width: 150, height: 90))), "\(events)")
         #expect(window.size == PixelSize(width: 150, height: 90))
     }
@@ -175,7 +164,7 @@ import XvfbSupport
             #expect(cover.map())
             _ = window.nextEvents(timeout: 0.2)
         }
-        let uncovered = collect(window) { $0.contains(where: isExpose) }
+        let uncovered = window.collect { $0.contains(where: isExpose) }
         #expect(uncovered == [.expose(PixelRect(x: 0, y: 0, width: 30, height: 20))], "\(uncovered)")
     }
 
@@ -202,7 +191,7 @@ import XvfbSupport
         // Another client, as a window manager would be.
         let manager = try X11Display(name: server.displayName)
         manager.sendDeleteWindowRequest(to: window.windowID)
-        #expect(collect(window) { $0.contains(.closeRequested) } == [.closeRequested])
+        #expect(window.collect { $0.contains(.closeRequested) } == [.closeRequested])
     }
 
     // MARK: input
@@ -219,7 +208,7 @@ import XvfbSupport
         try server.xdotool("mousedown", "1")
         try server.xdotool("mousemove", "--window", id, "30", "40")
         try server.xdotool("mouseup", "1")
-        let events = collect(window) { $0.contains { if case .release = $0 { true } else { false } } }
+        let events = window.collect { $0.contains { if case .release = $0 { true } else { false } } }
         let shapes: [String] = events.map {
             switch $0 {
             case .press(let b, let at, _): "press \(b) \(at.x),\(at.y)"
@@ -248,7 +237,7 @@ import XvfbSupport
         // No window manager: focus follows the pointer (PointerRoot).
         try server.xdotool("mousemove", "--window", "\(window.windowID)", "5", "5")
         try server.xdotool("key", "Escape", "q", "space", "Return", "r", "s", "a")
-        let keys = collect(window) { $0.filter { if case .key = $0 { true } else { false } }.count >= 7 }
+        let keys = window.collect { $0.filter { if case .key = $0 { true } else { false } }.count >= 7 }
             .compactMap { event -> Key? in if case .key(let k, _) = event { k } else { nil } }
         #expect(keys == [.escape, .q, .space, .enter, .r, .s, .other("a")])
     }
@@ -287,7 +276,7 @@ import XvfbSupport
         if shared {
             #expect(surface.present(PixelRect(size: size)))
             #expect(!surface.present(PixelRect(size: size)))
-            #expect(collect(window) { $0.contains(.putCompleted) }.contains(.putCompleted))
+            #expect(window.collect { $0.contains(.putCompleted) }.contains(.putCompleted))
             #expect(surface.canDraw)
         }
     }
