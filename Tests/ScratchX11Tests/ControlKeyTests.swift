@@ -10,11 +10,7 @@ import XvfbSupport
     @Test func controlKeysAreTranslated() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
-        try server.xdotool("mousemove", "--window", "\(window.windowID)", "5", "5")
+        let (_, window) = try mappedWindow(on: server, pointerAt: 5, 5)
         try server.xdotool("key", "ctrl+z", "z", "ctrl+q", "u")
         var keys: [Key] = []
         let deadline = Date().addingTimeInterval(5)

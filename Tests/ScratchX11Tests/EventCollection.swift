@@ -1,5 +1,8 @@
 import Foundation
+import Testing
+import ScratchCore
 import ScratchX11
+import XvfbSupport
 
 extension X11Window {
     /// Reads events until `done` holds for the list so far, or `timeout` seconds pass.
@@ -11,4 +14,15 @@ extension X11Window {
         }
         return events
     }
+}
+
+/// A 100x100 window mapped on `server`, the pointer over it at (x, y) so that, with no
+/// window manager, keys go to it (focus follows the pointer).
+func mappedWindow(on server: Xvfb, pointerAt x: Int = 5, _ y: Int = 5) throws -> (X11Display, X11Window) {
+    let display = try X11Display(name: server.displayName)
+    let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
+    #expect(window.map())
+    _ = window.nextEvents(timeout: 0)
+    try server.xdotool("mousemove", "--window", "\(window.windowID)", "\(x)", "\(y)")
+    return (display, window)
 }

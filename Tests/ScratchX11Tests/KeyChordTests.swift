@@ -13,12 +13,7 @@ import XvfbSupport
     func press(_ keys: [String], expecting count: Int) throws -> [(Key, KeyModifiers)] {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
-        // No window manager: focus follows the pointer (PointerRoot).
-        try server.xdotool("mousemove", "--window", "\(window.windowID)", "5", "5")
+        let (_, window) = try mappedWindow(on: server, pointerAt: 5, 5)
         try server.run("xdotool", ["key"] + keys)
         let modifierNames: Set<String> = ["Control_L", "Control_R", "Alt_L", "Alt_R", "Shift_L", "Shift_R",
                                           "Super_L", "Super_R", "Meta_L", "Meta_R"]
@@ -53,11 +48,7 @@ import XvfbSupport
         // Caps Lock on: the state carries Lock, which is never a modifier of ours.
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
-        try server.xdotool("mousemove", "--window", "\(window.windowID)", "5", "5")
+        let (_, window) = try mappedWindow(on: server, pointerAt: 5, 5)
         try server.xdotool("key", "Caps_Lock")
         try server.xdotool("key", "ctrl+alt+shift+q")
         try server.xdotool("key", "Caps_Lock")

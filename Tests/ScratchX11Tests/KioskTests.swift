@@ -173,11 +173,7 @@ import XvfbSupport
     @Test func hiddenCursorIsInvisibleOverTheWindowAndComesBack() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
-        try server.xdotool("mousemove", "--window", "\(window.windowID)", "50", "50")
+        let (display, window) = try mappedWindow(on: server, pointerAt: 50, 50)
         let before = try #require(server.currentCursorImage())
         #expect(!before.isInvisible, "the server's default cursor shows: \(before.width)x\(before.height)")
 

@@ -230,12 +230,7 @@ import XvfbSupport
     @Test func keysAreTranslated() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
-        // No window manager: focus follows the pointer (PointerRoot).
-        try server.xdotool("mousemove", "--window", "\(window.windowID)", "5", "5")
+        let (display, window) = try mappedWindow(on: server, pointerAt: 5, 5)
         try server.xdotool("key", "Escape", "q", "space", "Return", "r", "s", "a")
         let keys = window.collect { $0.filter { if case .key = $0 { true } else { false } }.count >= 7 }
             .compactMap { event -> Key? in if case .key(let k, _) = event { k } else { nil } }
