@@ -1,11 +1,15 @@
 // scratchcard: a scratch card for X11 desktops and kiosks.
 //
 // How it works, in the order to read it:
-//   Options.swift    the command line, read into one immutable value
-//   Card.swift       the cover and prize images (built-in or PNG files)
-//   WindowApp.swift  the window and its loop: X events -> strokes -> composite -> put
-//   Render.swift     `scratchcard render`: a trace replayed with no display
-// The engine (mask, brush, compositor) lives in ScratchCore; Xlib in ScratchX11.
+//   Options.swift          the command line (and config file), read into one immutable value
+//   Card.swift             the cards: images (built-in or PNG files), dealt from a deck
+//   WindowApp.swift        the window and its loop: X events -> strokes -> composite -> put
+//   WindowApp+Kiosk.swift  kiosk mode: the exit chord, idle and abandon resets, the attract band
+//   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
+//   Render.swift           `scratchcard render`: a trace replayed with no display
+//   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
+// The engine (mask, brush, compositor, the card's state machine) lives in ScratchCore;
+// Xlib in ScratchX11; PNG files in ScratchImage.
 @preconcurrency import Glibc
 import Foundation
 import ScratchCore
