@@ -38,9 +38,10 @@ extension WindowApp {
                 atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
             }
         case .scratching:
-            atLatest(lastTouch + options.abandonReset)
+            atLatest(Swift.max(lastTouch + options.abandonReset, retryDealAt))
         case .done:
-            atLatest(revealedAt + options.idleReset)
+            // First make the next card ready, then wait for the reset.
+            atLatest(triedNextCard ? Swift.max(revealedAt + options.idleReset, retryDealAt) : now)
         case .fading:
             break
         }
@@ -55,10 +56,12 @@ extension WindowApp {
     func runTimers(now: Double) {
         guard options.kiosk else { return }
         switch session.phase {
-        case .scratching where !canvas.isPenDown && now >= lastTouch + options.abandonReset:
+        case .scratching where !canvas.isPenDown && now >= Swift.max(lastTouch + options.abandonReset, retryDealAt):
             dealNewCard()
-        case .done where now >= revealedAt + options.idleReset:
+        case .done where now >= Swift.max(revealedAt + options.idleReset, retryDealAt):
             dealNewCard()
+        case .done:
+            prepareNextCard()
         default:
             break
         }

@@ -27,6 +27,11 @@ final class WindowApp {
     /// Kiosk mode: the attract band and where it was last drawn; the last touch.
     var shimmer: Shimmer
     var shimmerCentre: Double?
+    /// The card to deal next, made ready ahead of time (kiosk mode).
+    var nextCard: (card: DealtCard, canvas: ScratchCanvas)?
+    var triedNextCard = false
+    /// After a failed deal, the kiosk's resets wait until then.
+    var retryDealAt = 0.0
     let exitChord: KeyChord?
     var blankingInhibitor: ScreenBlankingInhibitor?
     /// Fingers scratching now, each with its own pen (the mouse is pen 0).
@@ -253,26 +258,45 @@ final class WindowApp {
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
         if session.isRevealed { canvas.revealAll() }
+        nextCard = nil          // made for the old size
+        triedNextCard = false
         shimmer = Shimmer(canvas: size)
         shimmerCentre = nil
         exposed = PixelRect(size: size)
     }
 
-    /// `r`: a new card from the dealer, in place of this one.
-    func dealNewCard() {
-        let next: DealtCard
-        do { next = try dealer.deal() } catch {
-            log("cannot deal a new card: \(error)")
-            return
-        }
-        let filled = next.images.filling(canvas.size)
-        let newCanvas: ScratchCanvas
+    /// The next card, dealt and made ready (decoded, scaled, converted) while the
+    /// revealed one is on show, so that the reset itself costs no visible pause.
+    func prepareNextCard() {
+        guard !triedNextCard else { return }
+        triedNextCard = true        // once per card, even when it fails
+        nextCard = makeCard()
+    }
+
+    /// A card from the dealer, ready to show at the canvas's size; nil (and a message)
+    /// when its images cannot be had.
+    func makeCard() -> (card: DealtCard, canvas: ScratchCanvas)? {
         do {
-            newCanvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush)
+            let next = try dealer.deal()
+            let filled = next.images.filling(canvas.size)
+            let newCanvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush)
+            return (next, newCanvas)
         } catch {
             log("cannot deal a new card: \(error)")
+            return nil
+        }
+    }
+
+    /// `r`, or a kiosk reset: a new card from the dealer, in place of this one.
+    func dealNewCard() {
+        guard let (next, newCanvas) = nextCard ?? makeCard() else {
+            // A deck image gone missing: keep this card, try again in a while rather
+            // than at every wake.
+            retryDealAt = monotonicSeconds() + 5
             return
         }
+        nextCard = nil
+        triedNextCard = false
         logOutcome(quitting: false)
         canvas = newCanvas
         card = next

@@ -168,6 +168,38 @@ import XvfbSupport
         #expect(after == before, "the screen saver settings are restored")
     }
 
+    @Test("a deck image gone missing: the kiosk keeps its card, says why, does not spin, and deals again once it is back")
+    func missingDeckImage() throws {
+        let files = try Files(); defer { files.remove() }
+        let deck = files.folder.appendingPathComponent("deck")
+        try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
+        let gold = deck.appendingPathComponent("gold.png").path
+        try FileManager.default.copyItem(atPath: files.folder.appendingPathComponent("gold.png").path, toPath: gold)
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
+        let app = try RunningApp(["--cover", files.folder.appendingPathComponent("cover.png").path, "--deck", deck.path,
+                                  "--scale", "1", "--kiosk", "--events", "--brush", "60", "--idle-reset", "0.5"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { eventNames(app).contains("ready") })
+        try FileManager.default.moveItem(atPath: gold, toPath: gold + ".away")
+        try scratchEverything(server, window)
+        #expect(waitUntil { app.standardError.contains("cannot deal a new card") }, "\(app.standardError)")
+        usleep(500_000)
+        let stat = { () throws -> Int in
+            let text = try String(contentsOfFile: "/proc/\(app.pid)/stat", encoding: .utf8)
+            let fields = text[text.index(after: text.lastIndex(of: ")")!)...].split(separator: " ")
+            return Int(fields[11])! + Int(fields[12])!
+        }
+        let before = try stat()
+        usleep(1_500_000)
+        #expect(try stat() - before <= 2, "no busy retrying")
+        #expect(app.process.isRunning && !eventNames(app).contains("new-card"))
+        try FileManager.default.moveItem(atPath: gold + ".away", toPath: gold)
+        #expect(waitUntil(timeout: 10) { eventNames(app).contains("new-card") })
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0)
+    }
+
     @Test("SIGTERM ends kiosk mode cleanly and gives the screen saver its settings back")
     func terminatedKioskRestoresScreenSaver() throws {
         let files = try Files(); defer { files.remove() }
