@@ -16,13 +16,19 @@ extension X11Window {
     }
 }
 
+/// A window of `size` on `server`, mapped, its first events read.
+func openWindow(on server: Xvfb, size: PixelSize = PixelSize(width: 100, height: 100)) throws -> (X11Display, X11Window) {
+    let display = try X11Display(name: server.displayName)
+    let window = try X11Window(display: display, size: size, title: "t")
+    #expect(window.map())
+    _ = window.nextEvents(timeout: 0)
+    return (display, window)
+}
+
 /// A 100x100 window mapped on `server`, the pointer over it at (x, y) so that, with no
 /// window manager, keys go to it (focus follows the pointer).
 func mappedWindow(on server: Xvfb, pointerAt x: Int = 5, _ y: Int = 5) throws -> (X11Display, X11Window) {
-    let display = try X11Display(name: server.displayName)
-    let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
-    #expect(window.map())
-    _ = window.nextEvents(timeout: 0)
+    let (display, window) = try openWindow(on: server)
     try server.xdotool("mousemove", "--window", "\(window.windowID)", "\(x)", "\(y)")
     return (display, window)
 }

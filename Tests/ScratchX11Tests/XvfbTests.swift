@@ -148,10 +148,7 @@ import XvfbSupport
     @Test func exposeAfterUnmapAndRemapAndAfterBeingCovered() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 60), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
+        let (display, window) = try openWindow(on: server, size: PixelSize(width: 100, height: 60))
 
         window.unmap()
         #expect(window.map())
@@ -171,10 +168,7 @@ import XvfbSupport
     @Test func nextEventsTimesOutWhenIdle() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 10, height: 10), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
+        let (_, window) = try openWindow(on: server, size: PixelSize(width: 10, height: 10))
         let start = Date()
         #expect(window.nextEvents(timeout: 0.2).isEmpty)
         let waited = Date().timeIntervalSince(start)
@@ -184,10 +178,7 @@ import XvfbSupport
     @Test func windowManagerCloseBecomesCloseRequested() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 10, height: 10), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
+        let (_, window) = try openWindow(on: server, size: PixelSize(width: 10, height: 10))
         // Another client, as a window manager would be.
         let manager = try X11Display(name: server.displayName)
         manager.sendDeleteWindowRequest(to: window.windowID)
@@ -199,10 +190,7 @@ import XvfbSupport
     @Test func pointerEventsArriveAtPixelCentres() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 200, height: 150), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
+        let (_, window) = try openWindow(on: server, size: PixelSize(width: 200, height: 150))
         let id = "\(window.windowID)"
         try server.xdotool("mousemove", "--window", id, "10", "20")
         try server.xdotool("mousedown", "1")
@@ -230,7 +218,7 @@ import XvfbSupport
     @Test func keysAreTranslated() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let (display, window) = try mappedWindow(on: server, pointerAt: 5, 5)
+        let (_, window) = try mappedWindow(on: server, pointerAt: 5, 5)
         try server.xdotool("key", "Escape", "q", "space", "Return", "r", "s", "a")
         let keys = window.collect { $0.filter { if case .key = $0 { true } else { false } }.count >= 7 }
             .compactMap { event -> Key? in if case .key(let k, _) = event { k } else { nil } }
@@ -321,10 +309,7 @@ import XvfbSupport
     @Test func resizedSurfaceDrawsAtItsNewSize() throws {
         let server = try Xvfb()
         defer { server.stop() }
-        let display = try X11Display(name: server.displayName)
-        let window = try X11Window(display: display, size: PixelSize(width: 50, height: 50), title: "t")
-        #expect(window.map())
-        _ = window.nextEvents(timeout: 0)
+        let (_, window) = try openWindow(on: server, size: PixelSize(width: 50, height: 50))
         let surface = try WindowSurface(window: window, size: PixelSize(width: 20, height: 20), useSharedMemory: true)
         try surface.resize(to: PixelSize(width: 50, height: 40))
         #expect(surface.usesSharedMemory)
