@@ -233,4 +233,6 @@ struct SplitMix: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
     mutating func double(in range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
+    /// Uniform in [0, 1), from the top 53 bits.
+    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 }

@@ -326,7 +326,3 @@ struct DoodleTests {
         #expect(doodle.strokes.count == 980)
     }
 }
-
-extension SplitMix {
-    mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
-}

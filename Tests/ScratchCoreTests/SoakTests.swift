@@ -49,7 +49,7 @@ struct SoakTests {
         let framebuffer = Framebuffer(size: size, layout: .bgrx)
         canvas.composite(PixelRect(size: size), into: framebuffer)
 
-        var rng = Walk(state: 0x50A4_0001)
+        var rng = SplitMix(seed: 0x50A4_0001)
         var x = 960.0, y = 540.0
         var composited = 0
         // Warm-up: several new cards, so that the allocator has settled (glibc raises its
@@ -86,16 +86,3 @@ struct SoakTests {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for the walk.
-struct Walk {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-}
