@@ -26,7 +26,7 @@ case "$name" in
     pngcflags=()
     for f in $(pkg-config --cflags libpng); do pngcflags+=(-Xcc "$f"); done
     swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG "${pngcflags[@]}" \
-      Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" "Fuzz/$name/crc.swift" \
+      Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
       -L "$out" -lScratchCore $(pkg-config --libs libpng) -lm -o "$out/fuzzer"
     max_len=16384
     ;;

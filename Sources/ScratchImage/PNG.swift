@@ -265,6 +265,33 @@ public enum PNGFile {
         return nil   // no IEND: libpng decides
     }
 
+    /// The bytes with every whole chunk's CRC recomputed, so that a mutated chunk passes
+    /// libpng's CRC check and reaches its parsers: for the fuzzer (Fuzz/png) and the
+    /// tests that replay its inputs. Never used on a file being read.
+    static func withChunkCRCsRecomputed(_ input: [UInt8]) -> [UInt8] {
+        var bytes = input
+        var at = signature.count
+        while at + 12 <= bytes.count {
+            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+            let end = at + 8 + length
+            guard end + 4 <= bytes.count else { break }
+            var c: UInt32 = 0xFFFF_FFFF
+            for i in (at + 4)..<end { c = crcTable[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8) }
+            c ^= 0xFFFF_FFFF
+            bytes[end] = UInt8(c >> 24); bytes[end + 1] = UInt8((c >> 16) & 0xFF)
+            bytes[end + 2] = UInt8((c >> 8) & 0xFF); bytes[end + 3] = UInt8(c & 0xFF)
+            at = end + 4
+        }
+        return bytes
+    }
+
+    /// PNG's CRC-32 (polynomial 0xEDB88320), a byte at a time.
+    static let crcTable: [UInt32] = (0..<256).map { n -> UInt32 in
+        var c = UInt32(n)
+        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
+        return c
+    }
+
     /// The smallest file that can hold a `width` x `height` image with the bit depth and
     /// colour type of its IHDR (bytes 24 and 25: libpng has checked that IHDR comes
     /// first): the filtered rows (a filter byte and the packed samples per row, the

@@ -30,7 +30,7 @@ struct PNGFuzzRegressionTests {
     func replay(kind: String) throws {
         for file in Self.inputs(kind) {
             let raw = [UInt8](try Data(contentsOf: file))
-            for bytes in [raw, ChunkCRC.fixed(raw)] {
+            for bytes in [raw, PNGFile.withChunkCRCsRecomputed(raw)] {
                 let elapsed = ContinuousClock().measure {
                     do {
                         let image = try PNGFile.decode(bytes, name: "fuzz.png")
@@ -56,7 +56,7 @@ struct PNGFuzzRegressionTests {
             bytes += [0, 0, 0, 13] + Array("IHDR".utf8) + ihdr + [0, 0, 0, 0]
             bytes += [0, 0, 0, 10] + Array("IDAT".utf8) + [0x78, 0x9C, 0x63, 0, 0, 0, 0, 1, 0, 1] + [0, 0, 0, 0]
             bytes += [0, 0, 0, 0] + Array("IEND".utf8) + [0, 0, 0, 0]
-            bytes = ChunkCRC.fixed(bytes)
+            bytes = PNGFile.withChunkCRCsRecomputed(bytes)
             let before = residentBytes()
             #expect {
                 try PNGFile.decode(bytes, name: "huge.png")
@@ -88,28 +88,3 @@ struct PNGFuzzRegressionTests {
     }
 }
 
-/// Fuzz/png/crc.swift's transformation: every whole chunk's CRC recomputed.
-enum ChunkCRC {
-    static let table: [UInt32] = (0..<256).map { n -> UInt32 in
-        var c = UInt32(n)
-        for _ in 0..<8 { c = c & 1 != 0 ? 0xEDB8_8320 ^ (c >> 1) : c >> 1 }
-        return c
-    }
-
-    static func fixed(_ input: [UInt8]) -> [UInt8] {
-        var bytes = input
-        var at = 8
-        while at + 12 <= bytes.count {
-            let length = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
-            let end = at + 8 + length
-            guard end + 4 <= bytes.count else { break }
-            var c: UInt32 = 0xFFFF_FFFF
-            for i in (at + 4)..<end { c = table[Int((c ^ UInt32(bytes[i])) & 0xFF)] ^ (c >> 8) }
-            c ^= 0xFFFF_FFFF
-            bytes[end] = UInt8(c >> 24); bytes[end + 1] = UInt8((c >> 16) & 0xFF)
-            bytes[end + 2] = UInt8((c >> 8) & 0xFF); bytes[end + 3] = UInt8(c & 0xFF)
-            at = end + 4
-        }
-        return bytes
-    }
-}
