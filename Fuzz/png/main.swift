@@ -5,14 +5,14 @@
 // The system's libpng is not instrumented, so libFuzzer sees only our wrapper's
 // coverage; and nearly every blind mutation would die at a chunk's CRC. So each input
 // is decoded twice: as it is, and with every chunk's CRC recomputed
-// (PNGChunkCRC.fixed), which lets mutated chunks reach libpng's parsers.
+// (PNGFile.withChunkCRCsRecomputed), which lets mutated chunks reach libpng's parsers.
 import ScratchCore
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPNG(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
     check(bytes)
-    let fixed = PNGChunkCRC.fixed(bytes)
+    let fixed = PNGFile.withChunkCRCsRecomputed(bytes)
     if fixed != bytes { check(fixed) }
     return 0
 }
