@@ -27,6 +27,22 @@ enum App {
     }
 }
 
+/// A card of two solid colours, written as PNGs into a fresh folder; `remove()` when done.
+struct SolidCard {
+    let folder: URL
+    let cover: String
+    let prize: String
+
+    init(cover: RGBA, prize: RGBA, size: PixelSize, prizeName: String = "prize.png") throws {
+        folder = try App.scratchFolder()
+        self.cover = try App.solidPNG(cover, size: size, in: folder, name: "cover.png")
+        self.prize = try App.solidPNG(prize, size: size, in: folder, name: prizeName)
+    }
+
+    func remove() { try? FileManager.default.removeItem(at: folder) }
+    var arguments: [String] { ["--cover", cover, "--prize", prize] }
+}
+
 /// A running `scratchcard`, its output collected; killed when released.
 final class RunningApp {
     let process = Process()

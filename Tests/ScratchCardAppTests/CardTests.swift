@@ -13,17 +13,8 @@ import XvfbSupport
     static let green = RGBA(r: 30, g: 180, b: 60)
     static let size = PixelSize(width: 120, height: 80)
 
-    struct Files {
-        let folder: URL
-        let cover: String
-        let red: String
-        init() throws {
-            folder = try App.scratchFolder()
-            cover = try App.solidPNG(CardTests.cover, size: CardTests.size, in: folder, name: "cover.png")
-            red = try App.solidPNG(CardTests.red, size: CardTests.size, in: folder, name: "red.png")
-        }
-        func remove() { try? FileManager.default.removeItem(at: folder) }
-    }
+    /// The grey cover over the red prize, in a fresh folder.
+    static func files() throws -> SolidCard { try SolidCard(cover: cover, prize: red, size: size, prizeName: "red.png") }
 
     /// The events a run wrote, parsed.
     func events(_ app: RunningApp) throws -> [[String: Any]] {
@@ -42,9 +33,9 @@ import XvfbSupport
 
     @Test("a drag past the threshold fades to the whole prize, with exactly one revealed event")
     func thresholdReveal() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
-        let app = try RunningApp(["--cover", files.cover, "--prize", files.red, "--scale", "1", "--brush", "20",
+        let app = try RunningApp(["--cover", files.cover, "--prize", files.prize, "--scale", "1", "--brush", "20",
                                   "--events", "--reveal-at", "60"], environment: server.environment)
         let window = try server.scratchcardWindow()
         _ = try server.waitForPixels(window: window, until: isAll(Self.cover))
@@ -77,9 +68,9 @@ import XvfbSupport
 
     @Test("Space reveals the whole card with the same fade; revealed says keyboard")
     func keyboardReveal() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
-        let app = try RunningApp(["--cover", files.cover, "--prize", files.red, "--events"], environment: server.environment)
+        let app = try RunningApp(["--cover", files.cover, "--prize", files.prize, "--events"], environment: server.environment)
         let window = try server.scratchcardWindow()
         _ = try server.waitForPixels(window: window, until: isAll(Self.cover))
         try server.press("space", in: window)
@@ -94,7 +85,7 @@ import XvfbSupport
 
     @Test("r deals a new card from the deck, drawn by weight, fresh and covered")
     func deckAndNewCard() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         _ = try App.solidPNG(Self.green, size: Self.size, in: files.folder, name: "green.png")
         let deck = files.folder.appendingPathComponent("deck.json").path
         try #"{"cards": [{"id": "lose", "prize": "red.png", "weight": 1}, {"id": "win", "prize": "green.png", "weight": 1}, {"id": "never", "prize": "red.png", "weight": 0}]}"#
@@ -123,11 +114,11 @@ import XvfbSupport
 
     @Test("s saves a snapshot: a valid PNG identical to what the window shows")
     func snapshot() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let shots = files.folder.appendingPathComponent("shots")
         try FileManager.default.createDirectory(at: shots, withIntermediateDirectories: true)
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
-        let app = try RunningApp(["--cover", files.cover, "--prize", files.red, "--scale", "1", "--brush", "8",
+        let app = try RunningApp(["--cover", files.cover, "--prize", files.prize, "--scale", "1", "--brush", "8",
                                   "--snapshot-dir", shots.path], environment: server.environment)
         let window = try server.scratchcardWindow()
         _ = try server.waitForPixels(window: window, until: isAll(Self.cover))

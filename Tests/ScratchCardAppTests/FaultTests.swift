@@ -10,7 +10,6 @@ import XvfbSupport
 /// saving a snapshot, and the termination signals. After each, no shared memory segment
 /// of ours is left in the system.
 @Suite(.serialized) struct FaultTests {
-    typealias Card = WindowTests.Card
 
     // MARK: - The server cannot attach our segment
 
@@ -18,7 +17,7 @@ import XvfbSupport
           .enabled(if: Faults.otherUser != nil, "needs root and the scratchtest user (scripts/install-deps.sh)"))
     func shmRefusedFallsBack() throws {
         let user = try #require(Faults.otherUser)
-        let card = try Card(); defer { card.remove() }
+        let card = try WindowTests.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480, runAs: user); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--verbose"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -37,7 +36,7 @@ import XvfbSupport
 
     @Test("the window killed under us (xdotool windowkill = XKillClient): exit 1 with a message, no segment left")
     func windowKilled() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try WindowTests.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -61,7 +60,7 @@ import XvfbSupport
     @Test("a full disk while saving a snapshot: reported, the program goes on, no partial file, the old file whole",
           .enabled(if: Faults.canMountTmpfs, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
     func diskFullSnapshot() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try WindowTests.card(); defer { card.remove() }
         let shots = try Faults.SmallDisk(kilobytes: 64); defer { shots.remove() }
         // An old snapshot, then filler until the file system is full.
         let old = [UInt8](try Data(contentsOf: URL(fileURLWithPath: card.cover)))
@@ -108,7 +107,7 @@ import XvfbSupport
     @Test("SIGTERM, SIGINT, SIGHUP (and SIGKILL) end the program promptly and leave no segment",
           arguments: [SIGTERM, SIGINT, SIGHUP, SIGKILL])
     func terminationSignals(signal: Int32) throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try WindowTests.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try Faults.Spawned(card.arguments + ["--scale", "1", "--events"], environment: server.environment,
                                      folder: card.folder)

@@ -9,18 +9,11 @@ import XvfbSupport
     static let cover = RGBA(r: 180, g: 180, b: 185)
     static let prize = RGBA(r: 240, g: 160, b: 20)
 
-    struct Files {
-        let folder: URL
-        let arguments: [String]
-        init() throws {
-            folder = try App.scratchFolder()
-            let size = PixelSize(width: 200, height: 150)
-            arguments = ["--cover", try App.solidPNG(KioskTests.cover, size: size, in: folder, name: "cover.png"),
-                         "--prize", try App.solidPNG(KioskTests.prize, size: size, in: folder, name: "gold.png"),
-                         "--scale", "1"]
-        }
-        func remove() { try? FileManager.default.removeItem(at: folder) }
+    /// The foil over the gold prize, shown at scale 1, in a fresh folder.
+    static func files() throws -> SolidCard {
+        try SolidCard(cover: cover, prize: prize, size: PixelSize(width: 200, height: 150), prizeName: "gold.png")
     }
+    static let scaleOne = ["--scale", "1"]
 
     func eventNames(_ app: RunningApp) -> [String] {
         app.standardOutput.split(separator: "\n").compactMap { line in
@@ -41,9 +34,9 @@ import XvfbSupport
 
     @Test("a revealed card makes way for a new one after --idle-reset; keys other than the chord do nothing")
     func idleReset() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
-        let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--brush", "60", "--idle-reset", "2.5"],
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--brush", "60", "--idle-reset", "2.5"],
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { eventNames(app).contains("ready") })
@@ -69,10 +62,10 @@ import XvfbSupport
 
     @Test("a card touched and left alone is replaced after --abandon-reset; the log says abandoned")
     func abandonReset() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let logPath = files.folder.appendingPathComponent("cards.log").path
         let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
-        let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--brush", "10", "--abandon-reset", "1",
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--brush", "10", "--abandon-reset", "1",
                                                     "--log", logPath], environment: server.environment)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { eventNames(app).contains("ready") })
@@ -91,13 +84,13 @@ import XvfbSupport
 
     @Test("the outcome log survives repeated kill -9: every dealt card's record is whole and counted")
     func logSurvivesKill() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let logPath = files.folder.appendingPathComponent("cards.log").path
         let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
         var dealt = 0, runs = 0
         var rng = SystemRandomNumberGenerator()
         for _ in 0..<6 {
-            let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--brush", "5", "--abandon-reset", "0.05",
+            let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--brush", "5", "--abandon-reset", "0.05",
                                                         "--log", logPath], environment: server.environment)
             let window = try server.scratchcardWindow()
             let until = Date().addingTimeInterval(Double.random(in: 0.3...1.2, using: &rng))
@@ -142,11 +135,11 @@ import XvfbSupport
 
     @Test("without a window manager: the screen, the cursor hidden, the screen saver held off; only the chord ends it")
     func fullScreenWithoutWindowManager() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
         try server.run("xset", ["s", "300"])
         let before = try screenSaverTimeout(server)
-        let app = try RunningApp(files.arguments + ["--kiosk", "--events"], environment: server.environment)
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events"], environment: server.environment)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { eventNames(app).contains("ready") })
         let g = try geometry(server, window)
@@ -170,7 +163,7 @@ import XvfbSupport
 
     @Test("a deck image gone missing: the kiosk keeps its card, says why, does not spin, and deals again once it is back")
     func missingDeckImage() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let deck = files.folder.appendingPathComponent("deck")
         try FileManager.default.createDirectory(at: deck, withIntermediateDirectories: true)
         let gold = deck.appendingPathComponent("gold.png").path
@@ -202,11 +195,11 @@ import XvfbSupport
 
     @Test("SIGTERM ends kiosk mode cleanly and gives the screen saver its settings back")
     func terminatedKioskRestoresScreenSaver() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
         try server.run("xset", ["s", "450"])
         let before = try screenSaverTimeout(server)
-        let app = try RunningApp(files.arguments + ["--kiosk", "--events"], environment: server.environment)
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events"], environment: server.environment)
         _ = try server.scratchcardWindow()
         #expect(waitUntil { eventNames(app).contains("ready") })
         let held = try screenSaverTimeout(server)
@@ -220,11 +213,11 @@ import XvfbSupport
 
     @Test("with a window manager (openbox): fills the screen, resets itself after a reveal, exits only on the chord, logs each card")
     func kioskWithWindowManager() throws {
-        let files = try Files(); defer { files.remove() }
+        let files = try Self.files(); defer { files.remove() }
         let logPath = files.folder.appendingPathComponent("cards.log").path
         let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
         let manager = try WindowManager(server: server); defer { manager.stop() }
-        let app = try RunningApp(files.arguments + ["--kiosk", "--events", "--log", logPath, "--brush", "60",
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--log", logPath, "--brush", "60",
                                                     "--idle-reset", "1", "--exit-chord", "ctrl+alt+x"],
                                  environment: server.environment)
         let window = try server.scratchcardWindow()

@@ -62,7 +62,7 @@ import XvfbSupport
 
     @Test("--record and snapshots: files of mode 0644, written by rename, never through a planted symbolic link")
     func writtenFilesAndSymlinks() throws {
-        let card = try WindowTests.Card(); defer { card.remove() }
+        let card = try WindowTests.card(); defer { card.remove() }
         let folder = card.folder.path
         // A file the program must not touch, and a symbolic link to it where the trace goes.
         let victim = folder + "/victim.txt"

@@ -18,18 +18,7 @@ import XvfbSupport
     }
 
     /// A solid cover over a solid prize, in a fresh folder.
-    struct Card {
-        let folder: URL
-        let cover: String
-        let prize: String
-        init() throws {
-            folder = try App.scratchFolder()
-            cover = try App.solidPNG(WindowTests.coverColour, size: WindowTests.cardSize, in: folder, name: "cover.png")
-            prize = try App.solidPNG(WindowTests.prizeColour, size: WindowTests.cardSize, in: folder, name: "prize.png")
-        }
-        func remove() { try? FileManager.default.removeItem(at: folder) }
-        var arguments: [String] { ["--cover", cover, "--prize", prize] }
-    }
+    static func card() throws -> SolidCard { try SolidCard(cover: coverColour, prize: prizeColour, size: cardSize) }
 
     /// Drags along row 100 from x = 50 to x = 250 and returns the window's pixels once
     /// the stroke is on screen.
@@ -48,7 +37,7 @@ import XvfbSupport
 
     @Test("dragging reveals the prize along the path, with a smooth edge, and nothing far away")
     func dragReveals() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -77,7 +66,7 @@ import XvfbSupport
 
     @Test("a 192 dpi screen doubles the band; Xft.dpi wins over the screen; --scale wins over both")
     func dpiScalesTheBrush() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480, dpi: 192); defer { server.stop() }
 
         func bandWith(_ extra: [String]) throws -> (Int, String) {
@@ -106,7 +95,7 @@ import XvfbSupport
 
     @Test("without MIT-SHM the window still draws, through XPutImage")
     func withoutSharedMemory() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480, extraArguments: ["-extension", "MIT-SHM"]); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--verbose"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -120,7 +109,7 @@ import XvfbSupport
 
     @Test("--no-shm draws the same pixels as shared memory")
     func noShmOption() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         var images: [RGBAImage] = []
         for extra in [[], ["--no-shm"]] {
@@ -146,7 +135,7 @@ import XvfbSupport
 
     @Test("shared memory is private (0600), already marked for removal, and gone after kill -9")
     func sharedMemoryLifetime() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--verbose"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -167,7 +156,7 @@ import XvfbSupport
 
     @Test("when the X server dies the program ends with exit 1 and a message")
     func serverDies() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480)
         let app = try RunningApp(card.arguments, environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -180,7 +169,7 @@ import XvfbSupport
 
     @Test("after the window was unmapped and mapped again, Expose repaints the scratched state")
     func exposeRepaints() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -196,7 +185,7 @@ import XvfbSupport
 
     @Test("a resized window keeps what was scratched, re-laid out to the new size")
     func resizeKeepsScratches() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -215,7 +204,7 @@ import XvfbSupport
     @Test("SIGTERM, SIGINT and SIGHUP end the window cleanly: exit 0, a message, the recording written",
           arguments: [SIGTERM, SIGINT, SIGHUP])
     func signalsEndCleanly(signal: Int32) throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let tracePath = card.folder.appendingPathComponent("g.trace").path
         let app = try RunningApp(card.arguments + ["--events", "--record", tracePath], environment: server.environment)
@@ -238,7 +227,7 @@ import XvfbSupport
 
     @Test("idle means no CPU: the loop blocks in poll() while nobody touches the card")
     func idleUsesNoCPU() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments, environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -254,7 +243,7 @@ import XvfbSupport
 
     @Test("--stats after a drag: puts far smaller than the window, and latency percentiles")
     func stats() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--stats"], environment: server.environment)
         let window = try server.scratchcardWindow()
@@ -280,7 +269,7 @@ import XvfbSupport
 
     @Test("--record writes the gesture as a trace that render replays to the same card")
     func recordAndRender() throws {
-        let card = try Card(); defer { card.remove() }
+        let card = try Self.card(); defer { card.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let tracePath = card.folder.appendingPathComponent("gesture.trace").path
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--record", tracePath],
