@@ -1,19 +1,5 @@
 @preconcurrency import Glibc
 
-/// Why a file could not be written: the target's path and what went wrong.
-/// Its description reads `"<path>: <message>"`, ready for an error line.
-public struct AtomicFileError: Error, CustomStringConvertible, Equatable, Sendable {
-    public let path: String
-    public let message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { "\(path): \(message)" }
-}
-
 /// Writes whole files so that a crash, a full disk or a power cut leaves either the old
 /// file or the new one, never a mixture: the bytes go to a fresh temporary file in the
 /// same folder (`open` with `O_CREAT | O_EXCL`, a unique name), which is `fsync`ed and

@@ -20,19 +20,6 @@ public struct DeckCard: Equatable, Sendable {
     }
 }
 
-/// Why a deck could not be loaded: the deck's path as given and what is wrong, naming
-/// the entry (`cards[2] ("coffee")`) where one is at fault. Reads `"<path>: <message>"`.
-public struct DeckError: Error, CustomStringConvertible, Equatable, Sendable {
-    public let path: String
-    public let message: String
-
-    public init(path: String, message: String) {
-        self.path = path
-        self.message = message
-    }
-
-    public var description: String { "\(path): \(message)" }
-}
 
 /// The cards a kiosk deals from, each drawn at random in proportion to its weight.
 ///

@@ -83,12 +83,6 @@ public struct OutcomeRecord: Equatable, Sendable {
     }
 }
 
-public struct OutcomeLogError: Error, Equatable, CustomStringConvertible, Sendable {
-    public let path: String
-    public let message: String
-    public var description: String { "\(path): \(message)" }
-}
-
 /// The outcome log: an append-only file of JSON lines, one per card, private to the
 /// user (0600). Each record is one `write` of a whole line on a descriptor opened with
 /// O_APPEND, then `fsync`: a crash or kill -9 leaves at most one torn last line, which
