@@ -20,8 +20,11 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
                        providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
 
+        // Cache prefetch hints for the compositor: a header of one-instruction inlines.
+        .systemLibrary(name: "CMemoryHints"),
+
         // The engine: geometry, mask and brush, compositor, reveal meter, traces.
-        .target(name: "ScratchCore", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "ScratchCore", dependencies: ["CMemoryHints"], linkerSettings: [.linkedLibrary("m")]),
         // PNG in and out, image scaling.
         .target(name: "ScratchImage", dependencies: ["CPNG", "ScratchCore"]),
         // The display connection, window, framebuffers, input, DPI.

@@ -1,3 +1,5 @@
+import CMemoryHints
+
 /// The card's two images converted once, at load, into the framebuffer's pixel layout
 /// and interleaved: for each pixel 8 bytes, the cover's 4 then the prize's 4 (padding
 /// byte 255). The compositor then is a plain per-byte blend, and the two pixels it
@@ -102,17 +104,15 @@ enum Compositor {
         return written
     }
 
-    /// Loads one byte of every cache line the spans will read from the card's pixels, in
-    /// a tight loop of independent loads: on a canvas that does not fit in cache the
-    /// processor then waits for many lines at once instead of one row after another as
-    /// the compositor reaches them (card-4k: about 12% less time per event; touching the
-    /// framebuffer's lines too measured no better). Returns a sum of the bytes loaded,
-    /// which the caller keeps so the loads are not optimised away.
-    static func touch(_ pixels: CardPixels, into framebuffer: Framebuffer, spans: [Span]) -> UInt8 {
+    /// Asks for every cache line of the card's pixels the spans will read, before the
+    /// compositor reaches them: on a canvas that does not fit in cache the memory system
+    /// then fetches many lines at once instead of one row after another (card-4k: 8% less
+    /// time per event than the same pass done with loads, which wait; asking for the
+    /// framebuffer's lines too measured no better).
+    static func prefetch(_ pixels: CardPixels, into framebuffer: Framebuffer, spans: [Span]) {
         let width = pixels.size.width
         let rows = Swift.min(pixels.size.height, framebuffer.size.height)
         let columns = Swift.min(width, framebuffer.size.width)
-        var sum: UInt8 = 0
         pixels.bytes.withUnsafeBytes { sourceBytes in
             let s0 = sourceBytes.baseAddress!
             for span in spans {
@@ -120,14 +120,13 @@ enum Compositor {
                 guard span.row >= 0, span.row < rows, first <= last else { continue }
                 let s = s0 + (span.row * width) * 8
                 var x = first
-                while x <= last {           // 8 pixels per source line
-                    sum &+= s.load(fromByteOffset: x * 8, as: UInt8.self)
+                while x <= last {           // 8 pixels per line
+                    scratch_prefetch_read(s + x * 8)
                     x += 8
                 }
-                sum &+= s.load(fromByteOffset: last * 8, as: UInt8.self)
+                scratch_prefetch_read(s + last * 8)
             }
         }
-        return sum
     }
 
     @inline(__always)

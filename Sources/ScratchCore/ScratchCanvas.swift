@@ -19,8 +19,6 @@ public final class ScratchCanvas {
     /// The last point of each pen that is down.
     private var pens: [Int: Point] = [:]
     private var pendingSpans: [Compositor.Span] = []
-    /// Where the compositor's pre-touch pass leaves its sum, so its loads are kept.
-    private var touchSink: UInt8 = 0
 
     /// - Parameter keeping: a mask whose scratched state carries over, scaled to this size.
     /// - Throws: `CanvasError.sizeMismatch` unless cover and prize have the same size.
@@ -85,7 +83,7 @@ public final class ScratchCanvas {
         let rect = mask.takeDamage { row, first, last in
             pendingSpans.append(Compositor.Span(row: row, first: first, last: last))
         }
-        touchSink &+= Compositor.touch(pixels, into: framebuffer, spans: pendingSpans)
+        Compositor.prefetch(pixels, into: framebuffer, spans: pendingSpans)
         let pixels = Compositor.composite(pixels, mask: mask, into: framebuffer, spans: pendingSpans)
         return (rect, pixels)
     }
