@@ -4,7 +4,7 @@
 # command file (one process: ~20 µs an event, where one xdotool call per event costs
 # ~1 ms). A new card (`r`) every 10,000 events keeps the brush working. Prints the
 # program's resident memory, open file descriptors and shared memory segments after a
-# warm-up and at the end, its --stats line, and whether a segment survived its exit.
+# warm-up, half way and at the end, its --stats line, and whether a segment survived its exit.
 #   scripts/soak-window.sh [EVENTS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -72,10 +72,15 @@ while [ "$sent" -lt "$events" ]; do
   moves "$batch" "$seed" >"$work/batch.xdo"
   xdotool "$work/batch.xdo"
   sent=$((sent + batch)); seed=$((seed + 1))
-  echo "  sent $sent: rss_kb=$(awk '/^VmRSS:/ { print $2 }' /proc/$app/status)"
+  rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$app/status)
+  echo "  sent $sent: rss_kb=$rss"
+  # The allocator settles over the first few cards; the second half shows whether
+  # anything grows per event once it has.
+  [ -z "${half_rss:-}" ] && [ $((sent * 2)) -ge "$events" ] && half_rss=$rss
 done
 measure after
 echo "rss_growth_kb=$((after_rss - before_rss)) over $events events after a warm-up of $batch"
+echo "rss_growth_kb_second_half=$((after_rss - half_rss)) over the last $((events - events / 2)) events"
 
 xdotool key q
 for _ in $(seq 100); do kill -0 "$app" 2>/dev/null || break; sleep 0.05; done
