@@ -114,6 +114,14 @@ public struct Mask {
     }
 }
 
+/// The integer nearest to `x` (ties to even) without the range checks of `Int(_:)`:
+/// adding 1.5·2^52 leaves the rounded value in the low bits of the sum. Only for
+/// |x| < 2^31; callers clamp first.
+@inline(__always)
+func nearestInt(_ x: Double) -> Int {
+    Int(Int32(truncatingIfNeeded: (x + 6_755_399_441_055_744.0).bitPattern))
+}
+
 /// The mask's bytes and its running count, behind the copy-on-write of `Mask`.
 final class MaskStorage {
     let size: PixelSize
@@ -160,12 +168,12 @@ final class MaskStorage {
         damageSpans[row * 2 + 1] = -1
     }
 
+    /// Widens one row's damage span; the caller widens `damagedRows` to hold the row
+    /// (once per stroke, not once per row).
     @inline(__always)
     func addDamage(row: Int, first: Int, last: Int) {
         damageSpans[row * 2] = Swift.min(damageSpans[row * 2], Int32(truncatingIfNeeded: first))
         damageSpans[row * 2 + 1] = Swift.max(damageSpans[row * 2 + 1], Int32(truncatingIfNeeded: last))
-        damagedRows = damagedRows.isEmpty ? row..<(row + 1)
-            : Swift.min(damagedRows.lowerBound, row)..<Swift.max(damagedRows.upperBound, row + 1)
     }
 
     /// Calls `body(row, first, last)` for each damaged row, then forgets the damage.
@@ -213,6 +221,7 @@ final class MaskStorage {
         recount()
         guard changed else { return .empty }
         for row in 0..<size.height { addDamage(row: row, first: 0, last: size.width - 1) }
+        damagedRows = 0..<size.height
         return PixelRect(size: size)
     }
 
@@ -252,60 +261,68 @@ final class MaskStorage {
         var revealedNow = revealed
         var visitedNow = visited
         let base = bytes.baseAddress!
-        let lastColumn = Double(width - 1)
+        let lastColumn = width - 1
+        let columnLimit = Double(width)
 
-        // Pixel columns whose centres lie strictly inside (lo, hi), clipped to the canvas.
-        func columns(_ span: (lo: Double, hi: Double)) -> (Int, Int)? {
-            let lo = Swift.max(0, span.lo - 0.5), hi = Swift.min(lastColumn, span.hi - 0.5)
-            guard lo <= hi else { return nil }
-            let first = Int(lo)      // lo >= 0: truncation is floor, then step up to ceil
-            return (Double(first) < lo ? first + 1 : first, Int(hi))
+        // Pixel columns whose centres lie in [lo, hi], clipped to the canvas; first > last
+        // when none (also for lo > hi: ceil(lo - 0.5) > floor(hi - 0.5)). Clamped first, so
+        // the conversions without range checks stay in range, infinities included.
+        @inline(__always) func columns(_ lo: Double, _ hi: Double) -> (first: Int, last: Int) {
+            let l = Swift.min(Swift.max(lo - 0.5, -1), columnLimit)
+            let h = Swift.min(Swift.max(hi - 0.5, -1), columnLimit)
+            let nl = nearestInt(l), nh = nearestInt(h)
+            let first = Double(nl) < l ? nl + 1 : nl        // ceil(l)
+            let last = Double(nh) > h ? nh - 1 : nh         // floor(h)
+            return (Swift.max(first, 0), Swift.min(last, lastColumn))
         }
 
         if firstRow <= lastRow {
             for row in firstRow...lastRow {
                 let cy = Double(row) + 0.5
-                var allowedFirst = 0, allowedLast = width - 1
+                var allowedFirst = 0, allowedLast = lastColumn
                 if continues {
-                    // Keep (x - ax)·dx + h·dy > -|AB| for pixel centres x = column + 0.5.
+                    // Keep (x - ax)·dx + h·dy > -|AB| for pixel centres x = column + 0.5,
+                    // that is column > c; nearest(c) - 1 <= floor(c) and nearest(c) + 1 >
+                    // c keep a column of slack on the safe side.
                     let slack = -chord.length - (cy - p.y) * chord.dy
                     if chord.dx != 0 {
-                        let c = Swift.min(Swift.max(p.x + slack * chord.inverseDx - 0.5, -2), Double(width + 2))
-                        if chord.dx > 0 { allowedFirst = Swift.max(0, Int(c) - (c < 0 ? 1 : 0)) }
-                        else { allowedLast = Swift.min(width - 1, Int(c) + 1) }
+                        let c = Swift.min(Swift.max(p.x + slack * chord.inverseDx - 0.5, -2), columnLimit + 2)
+                        if chord.dx > 0 { allowedFirst = Swift.max(0, nearestInt(c) - 1) }
+                        else { allowedLast = Swift.min(lastColumn, nearestInt(c) + 1) }
                     } else if slack >= 0 {
                         continue
                     }
-                    if allowedFirst > allowedLast { continue }
                 }
                 let both = chord.spans(y: cy, outer: outer, inner: inner)
-                guard both.lo <= both.hi, var (first, last) = columns((both.lo, both.hi)) else { continue }
+                var (first, last) = columns(both.lo, both.hi)
                 first = Swift.max(first, allowedFirst)
                 last = Swift.min(last, allowedLast)
                 if first > last { continue }
-                var fillFirst = last + 1, fillLast = last
-                if both.innerLo <= both.innerHi, let (f, l) = columns((both.innerLo, both.innerHi)) {
-                    fillFirst = Swift.max(f, first)
-                    fillLast = Swift.min(l, last)
-                    if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
-                }
+                var (fillFirst, fillLast) = columns(both.innerLo, both.innerHi)
+                fillFirst = Swift.max(fillFirst, first)
+                fillLast = Swift.min(fillLast, last)
+                if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
                 let line = base + row * width
                 visitedNow += last - first + 1
                 var rowMin = Int.max, rowMax = Int.min
 
-                // The anti-aliased ends: a distance per pixel.
+                // The anti-aliased ends: a distance per pixel. No branch on whether the
+                // pixel changes: the max is stored back, and the meter and the row's
+                // bounds move only when it grew.
                 @inline(__always) func edge(_ x: Int) {
                     let old = line[x]
                     if old == 255 { return }
                     let coverage = outer - chord.distance(x: Double(x) + 0.5, y: cy)
-                    guard coverage > 0 else { return }
-                    let value: UInt8 = coverage >= 1 ? 255 : UInt8(truncatingIfNeeded: Int(coverage * 255 + 0.5))
-                    if value > old {
-                        line[x] = value
-                        if old < 128 && value >= 128 { revealedNow += 1 }
-                        rowMin = Swift.min(rowMin, x)
-                        rowMax = Swift.max(rowMax, x)
-                    }
+                    // Int(c·255 + 0.5) for c clamped to [0, 1], as floor of a value >= 0.5.
+                    let scaled = Swift.min(Swift.max(coverage, 0), 1) * 255 + 0.5
+                    let n = nearestInt(scaled)
+                    let value = Double(n) > scaled ? n - 1 : n
+                    let grew = value > Int(old)
+                    line[x] = grew ? UInt8(truncatingIfNeeded: value) : old
+                    // The count of pixels >= 128 goes up by one when the top bit turns on.
+                    revealedNow += grew ? (value >> 7) - Int(old >> 7) : 0
+                    rowMin = grew ? Swift.min(rowMin, x) : rowMin
+                    rowMax = grew ? Swift.max(rowMax, x) : rowMax
                 }
                 var x = first
                 while x < fillFirst { edge(x); x += 1 }
@@ -313,32 +330,52 @@ final class MaskStorage {
                 // The inside: 255, eight bytes at a time, skipping what is already 255.
                 if fillFirst <= fillLast {
                     let raw = UnsafeMutableRawPointer(line)
-                    var i = fillFirst
-                    let all: UInt64 = ~0
-                    while i + 8 <= fillLast + 1 {
-                        let word = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
-                        if word != all {
+                    var fillMin = Int.max, lastAt = -1, lastMissing: UInt64 = 0
+                    // Sets the bytes of the word at `at` that `bits` selects to 255.
+                    @inline(__always) func word(at: Int, bits: UInt64) {
+                        let old = raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)
+                        let missing = ~old & bits       // little-endian: byte k is bits 8k ..< 8k+8
+                        if missing != 0 {
                             // Bytes below 128 have their top bit clear: add those bits up.
-                            let low = (~word & 0x8080_8080_8080_8080) >> 7
+                            let low = (missing & 0x8080_8080_8080_8080) >> 7
                             revealedNow += Int(truncatingIfNeeded: (low &* 0x0101_0101_0101_0101) >> 56)
-                            raw.storeBytes(of: all, toByteOffset: i, as: UInt64.self)
-                            let notFull = ~word   // little-endian: byte k is bits 8k ..< 8k+8
-                            rowMin = Swift.min(rowMin, i + notFull.trailingZeroBitCount / 8)
-                            rowMax = Swift.max(rowMax, i + 7 - notFull.leadingZeroBitCount / 8)
+                            raw.storeBytes(of: old | bits, toByteOffset: at, as: UInt64.self)
+                            fillMin = Swift.min(fillMin, at + missing.trailingZeroBitCount / 8)
+                            lastAt = at
+                            lastMissing = missing
                         }
-                        i += 8
                     }
-                    while i <= fillLast {
-                        let old = line[i]
-                        if old != 255 {
-                            if old < 128 { revealedNow += 1 }
-                            line[i] = 255
-                            rowMin = Swift.min(rowMin, i)
-                            rowMax = Swift.max(rowMax, i)
+                    let end = fillLast + 1
+                    var i = fillFirst
+                    while i + 8 <= end { word(at: i, bits: ~0); i += 8 }
+                    if i < end {
+                        if end - fillFirst >= 8 {
+                            // The last eight bytes, overlapping the word before: its bytes
+                            // are 255 by now and count for nothing.
+                            word(at: end - 8, bits: ~0)
+                        } else if width >= 8 {
+                            // Fewer than eight: one word of the row that holds them, masked.
+                            let at = Swift.min(fillFirst, width - 8)
+                            let bits = ((1 as UInt64) << UInt64((end - fillFirst) * 8) &- 1) << UInt64((fillFirst - at) * 8)
+                            word(at: at, bits: bits)
+                            // It reads bytes beside the span too.
+                            visitedNow += Swift.max(0, first - at) + Swift.max(0, at + 8 - (last + 1))
+                        } else {
+                            while i < end {
+                                let old = line[i]
+                                if old != 255 {
+                                    if old < 128 { revealedNow += 1 }
+                                    line[i] = 255
+                                    fillMin = Swift.min(fillMin, i)
+                                    rowMax = Swift.max(rowMax, i)
+                                }
+                                i += 1
+                            }
                         }
-                        i += 1
                     }
-                    x = fillLast + 1
+                    rowMin = Swift.min(rowMin, fillMin)
+                    if lastAt >= 0 { rowMax = Swift.max(rowMax, lastAt + 7 - lastMissing.leadingZeroBitCount / 8) }
+                    x = end
                 }
                 while x <= last { edge(x); x += 1 }
 
@@ -350,6 +387,10 @@ final class MaskStorage {
                     maxY = row
                 }
             }
+        }
+        if minY <= maxY {
+            damagedRows = damagedRows.isEmpty ? minY..<(maxY + 1)
+                : Swift.min(damagedRows.lowerBound, minY)..<Swift.max(damagedRows.upperBound, maxY + 1)
         }
         revealed = revealedNow
         visited = visitedNow
