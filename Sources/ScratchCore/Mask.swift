@@ -136,6 +136,9 @@ final class MaskStorage {
     /// What changed since the damage was last taken: for each row, the first and last
     /// column changed (first > last when none), and the rows that have any.
     let damageSpans: UnsafeMutableBufferPointer<Int32>
+    /// The brush's plan for each row of a stroke (first and last column, first and last
+    /// of the inside): scratch space, allocated once.
+    let rowPlan: UnsafeMutableBufferPointer<Int32>
     var damagedRows = 0..<0
 
     init(size: PixelSize) {
@@ -143,12 +146,14 @@ final class MaskStorage {
         bytes = .allocate(capacity: size.pixelCount)
         bytes.initialize(repeating: 0)
         damageSpans = .allocate(capacity: size.height * 2)
+        rowPlan = .allocate(capacity: size.height * 4)
         for row in 0..<size.height { clearDamage(row: row) }
     }
 
     deinit {
         bytes.deallocate()
         damageSpans.deallocate()
+        rowPlan.deallocate()
     }
 
     func copy() -> MaskStorage {
@@ -263,6 +268,7 @@ final class MaskStorage {
         let base = bytes.baseAddress!
         let lastColumn = width - 1
         let columnLimit = Double(width)
+        let innerSquared = inner > 0 ? inner * inner : -1     // no inner disk when inner <= 0
 
         // Pixel columns whose centres lie in [lo, hi], clipped to the canvas; first > last
         // when none (also for lo > hi: ceil(lo - 0.5) > floor(hi - 0.5)). Clamped first, so
@@ -277,31 +283,60 @@ final class MaskStorage {
         }
 
         if firstRow <= lastRow {
+            // Two passes. The first plans every row (its columns, and which of them are
+            // inside) from the geometry alone: no mask bytes, no branch that depends on
+            // the data, so the processor overlaps the rows' square roots and conversions.
+            // The second visits the mask with the plan.
+            let plan = rowPlan
             for row in firstRow...lastRow {
                 let cy = Double(row) + 0.5
-                var allowedFirst = 0, allowedLast = lastColumn
+                let both = chord.spans(y: cy, outer: outer, inner: inner)
+                var (first, last) = columns(both.lo, both.hi)
+                var (fillFirst, fillLast) = columns(both.innerLo, both.innerHi)
                 if continues {
                     // Keep (x - ax)·dx + h·dy > -|AB| for pixel centres x = column + 0.5,
                     // that is column > c; nearest(c) - 1 <= floor(c) and nearest(c) + 1 >
                     // c keep a column of slack on the safe side.
-                    let slack = -chord.length - (cy - p.y) * chord.dy
-                    if chord.dx != 0 {
-                        let c = Swift.min(Swift.max(p.x + slack * chord.inverseDx - 0.5, -2), columnLimit + 2)
-                        if chord.dx > 0 { allowedFirst = Swift.max(0, nearestInt(c) - 1) }
-                        else { allowedLast = Swift.min(lastColumn, nearestInt(c) + 1) }
-                    } else if slack >= 0 {
-                        continue
+                    let ha = cy - p.y
+                    let slack = -chord.length - ha * chord.dy
+                    let c = Swift.min(Swift.max(p.x + slack * chord.inverseDx - 0.5, -2), columnLimit + 2)
+                    var allowedFirst = 0, allowedLast = lastColumn
+                    if chord.dx > 0 { allowedFirst = Swift.max(0, nearestInt(c) - 1) }
+                    else if chord.dx < 0 { allowedLast = Swift.min(lastColumn, nearestInt(c) + 1) }
+                    else if slack >= 0 { allowedFirst = width }
+                    // Pixels within `inner` of A are 255 already: the last stroke ended
+                    // there with this radius. Where those columns join the ones skipped
+                    // behind A, skip them too: for a short segment most of each row's
+                    // inside (the first 8-byte words, 255 from the last stroke) is there.
+                    let v = innerSquared - ha * ha
+                    let w = Swift.max(v, 0).squareRoot()
+                    let (skipFirst, skipLast) = columns(p.x - w, p.x + w)
+                    if v >= 0 {
+                        if chord.dx > 0 {
+                            if skipFirst <= allowedFirst { allowedFirst = Swift.max(allowedFirst, skipLast + 1) }
+                        } else if chord.dx < 0 {
+                            if skipLast >= allowedLast { allowedLast = Swift.min(allowedLast, skipFirst - 1) }
+                        }
                     }
+                    first = Swift.max(first, allowedFirst)
+                    last = Swift.min(last, allowedLast)
                 }
-                let both = chord.spans(y: cy, outer: outer, inner: inner)
-                var (first, last) = columns(both.lo, both.hi)
-                first = Swift.max(first, allowedFirst)
-                last = Swift.min(last, allowedLast)
-                if first > last { continue }
-                var (fillFirst, fillLast) = columns(both.innerLo, both.innerHi)
                 fillFirst = Swift.max(fillFirst, first)
                 fillLast = Swift.min(fillLast, last)
                 if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
+                let k = (row - firstRow) * 4
+                plan[k] = Int32(truncatingIfNeeded: first)
+                plan[k + 1] = Int32(truncatingIfNeeded: last)
+                plan[k + 2] = Int32(truncatingIfNeeded: fillFirst)
+                plan[k + 3] = Int32(truncatingIfNeeded: fillLast)
+            }
+
+            for row in firstRow...lastRow {
+                let k = (row - firstRow) * 4
+                let first = Int(plan[k]), last = Int(plan[k + 1])
+                if first > last { continue }
+                let fillFirst = Int(plan[k + 2]), fillLast = Int(plan[k + 3])
+                let cy = Double(row) + 0.5
                 let line = base + row * width
                 visitedNow += last - first + 1
                 var rowMin = Int.max, rowMax = Int.min
