@@ -384,14 +384,14 @@ final class MaskStorage {
                     var i = fillFirst
                     while i + 8 <= end { word(at: i, bits: ~0); i += 8 }
                     if i < end {
-                        if end - fillFirst >= 8 {
-                            // The last eight bytes, overlapping the word before: its bytes
-                            // are 255 by now and count for nothing.
-                            word(at: end - 8, bits: ~0)
-                        } else if width >= 8 {
-                            // Fewer than eight: one word of the row that holds them, masked.
-                            let at = Swift.min(fillFirst, width - 8)
-                            let bits = ((1 as UInt64) << UInt64((end - fillFirst) * 8) &- 1) << UInt64((fillFirst - at) * 8)
+                        // The last 1 to 7 bytes: one word of the row that holds them,
+                        // masked. Preferably the word that starts at them, so it does not
+                        // overlap the word just stored (a load that straddles an earlier
+                        // store waits for it to reach the cache instead of being forwarded);
+                        // at the end of a row, the word that ends with them.
+                        let at = i + 8 <= width ? i : end - 8
+                        if at >= 0 {
+                            let bits = ((1 as UInt64) << UInt64((end - i) * 8) &- 1) << UInt64((i - at) * 8)
                             word(at: at, bits: bits)
                             // It reads bytes beside the span too.
                             visitedNow += Swift.max(0, first - at) + Swift.max(0, at + 8 - (last + 1))
