@@ -122,6 +122,16 @@ func nearestInt(_ x: Double) -> Int {
     Int(Int32(truncatingIfNeeded: (x + 6_755_399_441_055_744.0).bitPattern))
 }
 
+/// The larger of two numbers that are not NaN. `Swift.max` answers its second argument
+/// when they are equal (+0 and -0 included), which the processor's max instruction does
+/// not, so the compiler makes it a compare and a branch; this one is a single `maxsd`.
+@inline(__always)
+func maximum(_ a: Double, _ b: Double) -> Double { a > b ? a : b }
+
+/// The smaller of two numbers that are not NaN, in a single `minsd` (see `maximum`).
+@inline(__always)
+func minimum(_ a: Double, _ b: Double) -> Double { a < b ? a : b }
+
 /// The mask's bytes and its running count, behind the copy-on-write of `Mask`.
 final class MaskStorage {
     let size: PixelSize
@@ -274,8 +284,8 @@ final class MaskStorage {
         // when none (also for lo > hi: ceil(lo - 0.5) > floor(hi - 0.5)). Clamped first, so
         // the conversions without range checks stay in range, infinities included.
         @inline(__always) func columns(_ lo: Double, _ hi: Double) -> (first: Int, last: Int) {
-            let l = Swift.min(Swift.max(lo - 0.5, -1), columnLimit)
-            let h = Swift.min(Swift.max(hi - 0.5, -1), columnLimit)
+            let l = minimum(maximum(lo - 0.5, -1), columnLimit)
+            let h = minimum(maximum(hi - 0.5, -1), columnLimit)
             let nl = nearestInt(l), nh = nearestInt(h)
             let first = Double(nl) < l ? nl + 1 : nl        // ceil(l)
             let last = Double(nh) > h ? nh - 1 : nh         // floor(h)
@@ -299,7 +309,7 @@ final class MaskStorage {
                     // c keep a column of slack on the safe side.
                     let ha = cy - p.y
                     let slack = -chord.length - ha * chord.dy
-                    let c = Swift.min(Swift.max(p.x + slack * chord.inverseDx - 0.5, -2), columnLimit + 2)
+                    let c = minimum(maximum(p.x + slack * chord.inverseDx - 0.5, -2), columnLimit + 2)
                     var allowedFirst = 0, allowedLast = lastColumn
                     if chord.dx > 0 { allowedFirst = Swift.max(0, nearestInt(c) - 1) }
                     else if chord.dx < 0 { allowedLast = Swift.min(lastColumn, nearestInt(c) + 1) }
@@ -309,7 +319,7 @@ final class MaskStorage {
                     // behind A, skip them too: for a short segment most of each row's
                     // inside (the first 8-byte words, 255 from the last stroke) is there.
                     let v = innerSquared - ha * ha
-                    let w = Swift.max(v, 0).squareRoot()
+                    let w = maximum(v, 0).squareRoot()
                     let (skipFirst, skipLast) = columns(p.x - w, p.x + w)
                     if v >= 0 {
                         if chord.dx > 0 {
@@ -349,7 +359,7 @@ final class MaskStorage {
                     if old == 255 { return }
                     let coverage = outer - chord.distance(x: Double(x) + 0.5, y: cy)
                     // Int(c·255 + 0.5) for c clamped to [0, 1], as floor of a value >= 0.5.
-                    let scaled = Swift.min(Swift.max(coverage, 0), 1) * 255 + 0.5
+                    let scaled = minimum(maximum(coverage, 0), 1) * 255 + 0.5
                     let n = nearestInt(scaled)
                     let value = Double(n) > scaled ? n - 1 : n
                     let grew = value > Int(old)
