@@ -287,8 +287,8 @@ final class MaskStorage {
             let l = minimum(maximum(lo - 0.5, -1), columnLimit)
             let h = minimum(maximum(hi - 0.5, -1), columnLimit)
             let nl = nearestInt(l), nh = nearestInt(h)
-            let first = Double(nl) < l ? nl + 1 : nl        // ceil(l)
-            let last = Double(nh) > h ? nh - 1 : nh         // floor(h)
+            let first = Double(nl) < l ? nl &+ 1 : nl        // ceil(l)
+            let last = Double(nh) > h ? nh &- 1 : nh         // floor(h)
             return (Swift.max(first, 0), Swift.min(last, lastColumn))
         }
 
@@ -311,8 +311,8 @@ final class MaskStorage {
                     let slack = -chord.length - ha * chord.dy
                     let c = minimum(maximum(p.x + slack * chord.inverseDx - 0.5, -2), columnLimit + 2)
                     var allowedFirst = 0, allowedLast = lastColumn
-                    if chord.dx > 0 { allowedFirst = Swift.max(0, nearestInt(c) - 1) }
-                    else if chord.dx < 0 { allowedLast = Swift.min(lastColumn, nearestInt(c) + 1) }
+                    if chord.dx > 0 { allowedFirst = Swift.max(0, nearestInt(c) &- 1) }
+                    else if chord.dx < 0 { allowedLast = Swift.min(lastColumn, nearestInt(c) &+ 1) }
                     else if slack >= 0 { allowedFirst = width }
                     // Pixels within `inner` of A are 255 already: the last stroke ended
                     // there with this radius. Where those columns join the ones skipped
@@ -323,9 +323,9 @@ final class MaskStorage {
                     let (skipFirst, skipLast) = columns(p.x - w, p.x + w)
                     if v >= 0 {
                         if chord.dx > 0 {
-                            if skipFirst <= allowedFirst { allowedFirst = Swift.max(allowedFirst, skipLast + 1) }
+                            if skipFirst <= allowedFirst { allowedFirst = Swift.max(allowedFirst, skipLast &+ 1) }
                         } else if chord.dx < 0 {
-                            if skipLast >= allowedLast { allowedLast = Swift.min(allowedLast, skipFirst - 1) }
+                            if skipLast >= allowedLast { allowedLast = Swift.min(allowedLast, skipFirst &- 1) }
                         }
                     }
                     first = Swift.max(first, allowedFirst)
@@ -333,22 +333,22 @@ final class MaskStorage {
                 }
                 fillFirst = Swift.max(fillFirst, first)
                 fillLast = Swift.min(fillLast, last)
-                if fillFirst > fillLast { fillFirst = last + 1; fillLast = last }
-                let k = (row - firstRow) * 4
+                if fillFirst > fillLast { fillFirst = last &+ 1; fillLast = last }
+                let k = (row &- firstRow) &* 4
                 plan[k] = Int32(truncatingIfNeeded: first)
-                plan[k + 1] = Int32(truncatingIfNeeded: last)
-                plan[k + 2] = Int32(truncatingIfNeeded: fillFirst)
-                plan[k + 3] = Int32(truncatingIfNeeded: fillLast)
+                plan[k &+ 1] = Int32(truncatingIfNeeded: last)
+                plan[k &+ 2] = Int32(truncatingIfNeeded: fillFirst)
+                plan[k &+ 3] = Int32(truncatingIfNeeded: fillLast)
             }
 
             for row in firstRow...lastRow {
-                let k = (row - firstRow) * 4
-                let first = Int(plan[k]), last = Int(plan[k + 1])
+                let k = (row &- firstRow) &* 4
+                let first = Int(plan[k]), last = Int(plan[k &+ 1])
                 if first > last { continue }
-                let fillFirst = Int(plan[k + 2]), fillLast = Int(plan[k + 3])
+                let fillFirst = Int(plan[k &+ 2]), fillLast = Int(plan[k &+ 3])
                 let cy = Double(row) + 0.5
-                let line = base + row * width
-                visitedNow += last - first + 1
+                let line = base + row &* width
+                visitedNow &+= last &- first &+ 1
                 var rowMin = Int.max, rowMax = Int.min
 
                 // The anti-aliased ends: a distance per pixel. No branch on whether the
@@ -361,16 +361,16 @@ final class MaskStorage {
                     // Int(c·255 + 0.5) for c clamped to [0, 1], as floor of a value >= 0.5.
                     let scaled = minimum(maximum(coverage, 0), 1) * 255 + 0.5
                     let n = nearestInt(scaled)
-                    let value = Double(n) > scaled ? n - 1 : n
+                    let value = Double(n) > scaled ? n &- 1 : n
                     let grew = value > Int(old)
                     line[x] = grew ? UInt8(truncatingIfNeeded: value) : old
                     // The count of pixels >= 128 goes up by one when the top bit turns on.
-                    revealedNow += grew ? (value >> 7) - Int(old >> 7) : 0
+                    revealedNow &+= grew ? (value &>> 7) &- Int(old &>> 7) : 0
                     rowMin = grew ? Swift.min(rowMin, x) : rowMin
                     rowMax = grew ? Swift.max(rowMax, x) : rowMax
                 }
                 var x = first
-                while x < fillFirst { edge(x); x += 1 }
+                while x < fillFirst { edge(x); x &+= 1 }
 
                 // The inside: 255, eight bytes at a time, skipping what is already 255.
                 if fillFirst <= fillLast {
@@ -382,29 +382,29 @@ final class MaskStorage {
                         let missing = ~old & bits       // little-endian: byte k is bits 8k ..< 8k+8
                         if missing != 0 {
                             // Bytes below 128 have their top bit clear: add those bits up.
-                            let low = (missing & 0x8080_8080_8080_8080) >> 7
-                            revealedNow += Int(truncatingIfNeeded: (low &* 0x0101_0101_0101_0101) >> 56)
+                            let low = (missing & 0x8080_8080_8080_8080) &>> 7
+                            revealedNow &+= Int(truncatingIfNeeded: (low &* 0x0101_0101_0101_0101) &>> 56)
                             raw.storeBytes(of: old | bits, toByteOffset: at, as: UInt64.self)
-                            fillMin = Swift.min(fillMin, at + missing.trailingZeroBitCount / 8)
+                            fillMin = Swift.min(fillMin, at &+ missing.trailingZeroBitCount &>> 3)
                             lastAt = at
                             lastMissing = missing
                         }
                     }
-                    let end = fillLast + 1
+                    let end = fillLast &+ 1
                     var i = fillFirst
-                    while i + 8 <= end { word(at: i, bits: ~0); i += 8 }
+                    while i &+ 8 <= end { word(at: i, bits: ~0); i &+= 8 }
                     if i < end {
                         // The last 1 to 7 bytes: one word of the row that holds them,
                         // masked. Preferably the word that starts at them, so it does not
                         // overlap the word just stored (a load that straddles an earlier
                         // store waits for it to reach the cache instead of being forwarded);
                         // at the end of a row, the word that ends with them.
-                        let at = i + 8 <= width ? i : end - 8
+                        let at = i &+ 8 <= width ? i : end &- 8
                         if at >= 0 {
-                            let bits = ((1 as UInt64) << UInt64((end - i) * 8) &- 1) << UInt64((i - at) * 8)
+                            let bits = ((1 as UInt64) &<< UInt64(truncatingIfNeeded: (end &- i) &* 8) &- 1) &<< UInt64(truncatingIfNeeded: (i &- at) &* 8)
                             word(at: at, bits: bits)
                             // It reads bytes beside the span too.
-                            visitedNow += Swift.max(0, first - at) + Swift.max(0, at + 8 - (last + 1))
+                            visitedNow &+= Swift.max(0, first &- at) &+ Swift.max(0, at &+ 8 &- (last &+ 1))
                         } else {
                             while i < end {
                                 let old = line[i]
@@ -419,10 +419,10 @@ final class MaskStorage {
                         }
                     }
                     rowMin = Swift.min(rowMin, fillMin)
-                    if lastAt >= 0 { rowMax = Swift.max(rowMax, lastAt + 7 - lastMissing.leadingZeroBitCount / 8) }
+                    if lastAt >= 0 { rowMax = Swift.max(rowMax, lastAt &+ 7 &- lastMissing.leadingZeroBitCount &>> 3) }
                     x = end
                 }
-                while x <= last { edge(x); x += 1 }
+                while x <= last { edge(x); x &+= 1 }
 
                 if rowMin <= rowMax {
                     addDamage(row: row, first: rowMin, last: rowMax)
