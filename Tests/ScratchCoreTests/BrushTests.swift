@@ -248,9 +248,10 @@ struct BrushFuzzTests {
     }
 
     @Test("random continued polylines match the formula, with exact meter, dirty rectangle and damage",
-          arguments: [0.5, 1.5, 3.3, 7.25, 12.7, 30])
+          arguments: [0.5, 1.5, 3.3, 7.25, 12.7, 30, 48])
     func continuedPolylines(radius: Double) throws {
-        let size = PixelSize(width: 72, height: 56)
+        // Room for a few brush widths: the 4K trace's radius 48 needs a larger canvas.
+        let size = PixelSize(width: max(72, Int(radius * 3.5)), height: max(56, Int(radius * 2.5)))
         var rng = SplitMix(seed: UInt64(radius * 1000))
         var brush = try Brush(radius: radius)
         var mask = Mask(size: size)
@@ -261,7 +262,7 @@ struct BrushFuzzTests {
             let roll = rng.unit()
             if last == nil || roll < 0.06 {
                 // Pen down somewhere (sometimes off the canvas): a dot.
-                a = Point(x: rng.double(in: -10...82), y: rng.double(in: -10...66))
+                a = Point(x: rng.double(in: -10...Double(size.width + 10)), y: rng.double(in: -10...Double(size.height + 10)))
                 b = a
             } else {
                 a = last!
