@@ -242,7 +242,8 @@ final class MaskStorage {
 
     /// The brush, row by row: each row's span within reach of the segment is computed
     /// directly; its inner part (coverage 1) is filled 8 bytes at a time, and only the
-    /// anti-aliased ends need a distance per pixel.
+    /// anti-aliased ends need a distance per pixel. A stroke that continues the last one
+    /// skips what that one already revealed (see `continues`).
     func stroke(from a: Point, to b: Point, radius r: Double, size: PixelSize) -> PixelRect {
         let width = size.width, height = size.height
         let outer = r + 0.5                 // coverage > 0 strictly inside this distance
@@ -294,9 +295,9 @@ final class MaskStorage {
 
         if firstRow <= lastRow {
             // Two passes. The first plans every row (its columns, and which of them are
-            // inside) from the geometry alone: no mask bytes, no branch that depends on
-            // the data, so the processor overlaps the rows' square roots and conversions.
-            // The second visits the mask with the plan.
+            // inside) from the geometry alone, reading no mask bytes; the second visits
+            // the mask with the plan. Two small loops measured about 5% faster than one
+            // loop doing both.
             let plan = rowPlan
             for row in firstRow...lastRow {
                 let cy = Double(row) + 0.5
