@@ -77,11 +77,11 @@ struct CapsuleChord {
         let wb = outerSquared - hbhb
         if wb >= 0 {
             let w = wb.squareRoot()
-            lo = Swift.min(lo, bx - w); hi = Swift.max(hi, bx + w)
+            lo = minimum(lo, bx - w); hi = maximum(hi, bx + w)
             let wi = innerSquared - hbhb
             if hasInner && wi >= 0 {
                 let v = wi.squareRoot()
-                ilo = Swift.min(ilo, bx - v); ihi = Swift.max(ihi, bx + v)
+                ilo = minimum(ilo, bx - v); ihi = maximum(ihi, bx + v)
             }
         }
         // The band: 0 <= (x - ax)·dx + h·dy <= |AB|², the same for both reaches ...
@@ -89,8 +89,8 @@ struct CapsuleChord {
         let hdy = h * dy
         if dx != 0 {
             let u = -hdy * inverseDx, v = (lengthSquared - hdy) * inverseDx
-            bandLo = Swift.min(u, v)
-            bandHi = Swift.max(u, v)
+            bandLo = minimum(u, v)
+            bandHi = maximum(u, v)
         } else if hdy < 0 || hdy > lengthSquared {
             return (lo, hi, ilo, ihi)
         }
@@ -99,18 +99,18 @@ struct CapsuleChord {
         let across = outer * length, innerAcross = inner * length
         if dy != 0 {
             let u = (hdx - across) * inverseDy, v = (hdx + across) * inverseDy
-            let l = Swift.max(bandLo, Swift.min(u, v)), r = Swift.min(bandHi, Swift.max(u, v))
-            if l <= r { lo = Swift.min(lo, a.x + l); hi = Swift.max(hi, a.x + r) }
+            let l = maximum(bandLo, minimum(u, v)), r = minimum(bandHi, maximum(u, v))
+            if l <= r { lo = minimum(lo, a.x + l); hi = maximum(hi, a.x + r) }
             if hasInner {
                 let ui = (hdx - innerAcross) * inverseDy, vi = (hdx + innerAcross) * inverseDy
-                let il = Swift.max(bandLo, Swift.min(ui, vi)), ir = Swift.min(bandHi, Swift.max(ui, vi))
-                if il <= ir { ilo = Swift.min(ilo, a.x + il); ihi = Swift.max(ihi, a.x + ir) }
+                let il = maximum(bandLo, minimum(ui, vi)), ir = minimum(bandHi, maximum(ui, vi))
+                if il <= ir { ilo = minimum(ilo, a.x + il); ihi = maximum(ihi, a.x + ir) }
             }
         } else {
             let off = Swift.abs(hdx)
-            if off <= across && bandLo <= bandHi { lo = Swift.min(lo, a.x + bandLo); hi = Swift.max(hi, a.x + bandHi) }
+            if off <= across && bandLo <= bandHi { lo = minimum(lo, a.x + bandLo); hi = maximum(hi, a.x + bandHi) }
             if hasInner && off <= innerAcross && bandLo <= bandHi {
-                ilo = Swift.min(ilo, a.x + bandLo); ihi = Swift.max(ihi, a.x + bandHi)
+                ilo = minimum(ilo, a.x + bandLo); ihi = maximum(ihi, a.x + bandHi)
             }
         }
         return (lo, hi, ilo, ihi)

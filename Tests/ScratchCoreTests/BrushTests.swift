@@ -236,3 +236,67 @@ struct SplitMix: RandomNumberGenerator {
     /// Uniform in [0, 1), from the top 53 bits.
     mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
 }
+
+/// Random polylines against the formula, stroke by stroke: the brush's fast paths (the
+/// continued stroke's skips, the chords, the eight-byte fill) must leave every pixel, the
+/// meter, the dirty rectangle and the damage spans exactly as the formula says.
+struct BrushFuzzTests {
+    /// One stroke of the formula into `reference`, over the whole canvas.
+    static func apply(_ a: Point, _ b: Point, radius: Double, to reference: inout [UInt8], size: PixelSize) {
+        let one = referenceMask(size: size, strokes: [(a, b)], radius: radius)
+        for i in reference.indices { reference[i] = max(reference[i], one[i]) }
+    }
+
+    @Test("random continued polylines match the formula, with exact meter, dirty rectangle and damage",
+          arguments: [0.5, 1.5, 3.3, 7.25, 12.7, 30, 48])
+    func continuedPolylines(radius: Double) throws {
+        // Room for a few brush widths: the 4K trace's radius 48 needs a larger canvas.
+        let size = PixelSize(width: max(72, Int(radius * 3.5)), height: max(56, Int(radius * 2.5)))
+        var rng = SplitMix(seed: UInt64(radius * 1000))
+        var brush = try Brush(radius: radius)
+        var mask = Mask(size: size)
+        var reference = [UInt8](repeating: 0, count: size.pixelCount)
+        var last: Point?
+        for step in 0..<160 {
+            var a: Point, b: Point
+            let roll = rng.unit()
+            if last == nil || roll < 0.06 {
+                // Pen down somewhere (sometimes off the canvas): a dot.
+                a = Point(x: rng.double(in: -10...Double(size.width + 10)), y: rng.double(in: -10...Double(size.height + 10)))
+                b = a
+            } else {
+                a = last!
+                // Mostly short steps like a pointer's, sometimes long ones, sometimes
+                // straight along an axis, sometimes none.
+                let length = roll < 0.8 ? rng.double(in: 0...radius * 1.2 + 2) : rng.double(in: 0...60)
+                var ux = rng.double(in: -1...1), uy = rng.double(in: -1...1)
+                let norm = (ux * ux + uy * uy).squareRoot()
+                if norm > 1e-3 { ux /= norm; uy /= norm } else { ux = 1; uy = 0 }
+                var dx = length * ux, dy = length * uy
+                if roll > 0.9 { dx = 0 } else if roll > 0.85 { dy = 0 } else if roll > 0.83 { dx = 0; dy = 0 }
+                b = Point(x: a.x + dx, y: a.y + dy)
+            }
+            if roll > 0.98 { brush = try Brush(radius: radius * rng.double(in: 0.5...1.5)) }
+            let before = bytes(of: mask)
+            let dirty = mask.stroke(from: a, to: b, brush: brush)
+            BrushFuzzTests.apply(a, b, radius: brush.radius, to: &reference, size: size)
+            let after = bytes(of: mask)
+            #expect(differences(after, reference, width: size.width) == [], "step \(step): \(a) -> \(b)")
+            var box = PixelRect.empty
+            var spans = [Int: (Int, Int)]()
+            for i in 0..<after.count where after[i] != before[i] {
+                let x = i % size.width, y = i / size.width
+                box.formUnion(PixelRect(x: x, y: y, width: 1, height: 1))
+                spans[y] = spans[y].map { (min($0.0, x), max($0.1, x)) } ?? (x, x)
+            }
+            #expect(dirty == box, "step \(step)")
+            var taken = [Int: (Int, Int)]()
+            mask.takeDamage { row, first, last in taken[row] = (first, last) }
+            #expect(taken.count == spans.count && taken.allSatisfy { row, span in
+                spans[row].map { $0 == span } ?? false }, "step \(step)")
+            #expect(mask.revealedPixels == mask.recountRevealedPixels(), "step \(step)")
+            last = roll > 0.97 ? nil : b
+            if last == nil { brush = try Brush(radius: radius) }
+        }
+    }
+}
