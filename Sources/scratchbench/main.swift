@@ -289,7 +289,8 @@ for path in options.traces {
             let floorNs = bytes / (2 * copyBytesPerSecond) * 1e9
             line.append(("bytes_per_event", "\(Int(bytes.rounded()))"))
             line.append(("copy_gbps", format3(copyBytesPerSecond / 1e9)))
-            line.append(("floor_ratio", format3(nsPerEvent(run) / floorNs)))
+            // A trace whose events touch nothing (every stroke off the canvas) has no floor.
+            line.append(("floor_ratio", floorNs > 0 ? format3(nsPerEvent(run) / floorNs) : "none"))
             if let cairoRun {
                 line.append(("ratio", format3(nsPerEvent(cairoRun) / nsPerEvent(run))))
                 // The medians of the events: steadier than the means when others share the machine.
@@ -307,6 +308,7 @@ func format4(_ v: Double) -> String { fixed(v, 4) }
 
 /// `v` with `digits` decimals, rounded half away from zero.
 func fixed(_ v: Double, _ digits: Int) -> String {
+    guard v.isFinite, abs(v) < 1e15 else { return "\(v)" }
     var scale = 1.0
     for _ in 0..<digits { scale *= 10 }
     let scaled = Int((abs(v) * scale).rounded())
