@@ -60,6 +60,9 @@ final class WindowApp {
         var waiting: [Int] = []
         /// From the start of set-up to the first put on screen.
         var firstFrameMicroseconds: Int?
+        /// The longest the loop spent on one wake (events, timers, repaint) before it
+        /// waited again: how long input could go unread.
+        var longestWakeMicroseconds = 0
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -119,6 +122,7 @@ final class WindowApp {
             let now = monotonicSeconds()
             let timeout = nextWake(now: now).map { Swift.max(0, $0 - now) }
             let events = window.nextEvents(timeout: timeout, alsoWaitingOn: signals)
+            let woke = monotonicMicroseconds()
             for event in events { try handle(event) }
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
@@ -126,6 +130,7 @@ final class WindowApp {
                 running = false
             }
             if running, surface.canDraw { repaint() }
+            stats.longestWakeMicroseconds = Swift.max(stats.longestWakeMicroseconds, monotonicMicroseconds() - woke)
         }
         logOutcome(quitting: true)
         emit([.quit])
@@ -343,7 +348,8 @@ final class WindowApp {
             let line = "events=\(stats.events) repaints=\(stats.repaints) pixels_put=\(surface.pixelsPut)"
                 + " window=\(canvas.size) shm=\(surface.usesSharedMemory)"
                 + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))"
-                + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")\n"
+                + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")"
+                + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
