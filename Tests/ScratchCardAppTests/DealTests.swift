@@ -13,6 +13,10 @@ import XvfbSupport
     static let gold = RGBA(r: 240, g: 160, b: 20)
     /// Two 4K images, shown in a small window: every deal decodes and scales them.
     static let imageSize = PixelSize(width: 3840, height: 2160)
+    /// How long to wait for what must come: generous, for `make test-tsan`, where one
+    /// deal of these images takes about 6 s (a resize re-lays out the card on show
+    /// first, as long again).
+    static let patience = 60.0
 
     /// A grey cover and a deck of one gold prize, both 4K, in a fresh folder.
     static func files() throws -> (card: SolidCard, deck: String) {
@@ -31,7 +35,7 @@ import XvfbSupport
 
     func names(_ app: RunningApp) -> [String] { events(app).compactMap { $0["event"] as? String } }
 
-    func waitUntil(timeout: Double = 20, _ done: () -> Bool) -> Bool {
+    func waitUntil(timeout: Double = DealTests.patience, _ done: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while !done() && Date() < deadline { usleep(20_000) }
         return done()
@@ -49,8 +53,8 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(["--cover", card.cover, "--deck", deck, "--size", "320x180", "--scale", "1",
                                   "--brush", "20", "--events"], environment: server.environment)
-        let window = try server.scratchcardWindow(timeout: 20)
-        _ = try server.waitForPixels(window: window, timeout: 20, until: isAll(Self.cover, size))
+        let window = try server.scratchcardWindow(timeout: Self.patience)
+        _ = try server.waitForPixels(window: window, timeout: Self.patience, until: isAll(Self.cover, size))
 
         // One xdotool run: `r`, then at once a press and a drag across the middle.
         try server.xdotool("mousemove", "--window", "\(window)", "20", "90", "key", "r", "mousedown", "1",
@@ -70,11 +74,12 @@ import XvfbSupport
 
         // Then the new card comes, fresh: all cover again.
         #expect(waitUntil { names(app).contains("new-card") }, "\(names(app))")
-        let fresh = isAll(Self.cover, size)(try server.waitForPixels(window: window, until: isAll(Self.cover, size)))
+        let fresh = isAll(Self.cover, size)(try server.waitForPixels(window: window, timeout: Self.patience,
+                                                                     until: isAll(Self.cover, size)))
         #expect(fresh, "the new card is covered")
 
         try server.press("q", in: window)
-        #expect(app.wait(timeout: 20) == 0)
+        #expect(app.wait(timeout: Self.patience) == 0)
         // The press was taken by the card on show, before the new card replaced it.
         let kinds = names(app)
         #expect(kinds.first == "ready" && kinds.last == "quit", "\(kinds)")
@@ -91,21 +96,21 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let app = try RunningApp(["--cover", card.cover, "--deck", deck, "--size", "320x180", "--scale", "1",
                                   "--brush", "20", "--events"], environment: server.environment)
-        let window = try server.scratchcardWindow(timeout: 20)
+        let window = try server.scratchcardWindow(timeout: Self.patience)
         let small = PixelSize(width: 320, height: 180), large = PixelSize(width: 480, height: 270)
-        _ = try server.waitForPixels(window: window, timeout: 20, until: isAll(Self.cover, small))
+        _ = try server.waitForPixels(window: window, timeout: Self.patience, until: isAll(Self.cover, small))
         try server.drag(window: window, from: (20, 90), through: [(300, 90)])
-        _ = try server.waitForPixels(window: window) { $0[160, 90] == Self.gold }
+        _ = try server.waitForPixels(window: window, timeout: Self.patience) { $0[160, 90] == Self.gold }
 
         try server.xdotool("mousemove", "--window", "\(window)", "1", "1", "key", "r",
                            "windowsize", "\(window)", "\(large.width)", "\(large.height)")
         #expect(waitUntil { names(app).contains("new-card") }, "\(names(app))")
-        let shown = try server.waitForPixels(window: window, until: isAll(Self.cover, large))
+        let shown = try server.waitForPixels(window: window, timeout: Self.patience, until: isAll(Self.cover, large))
         let fresh = isAll(Self.cover, large)(shown)
         #expect(fresh, "the new card fills the new size, covered: \(shown.size)")
 
         try server.press("q", in: window)
-        #expect(app.wait(timeout: 20) == 0)
+        #expect(app.wait(timeout: Self.patience) == 0)
         let kinds = names(app).filter { $0 != "progress" }
         #expect(kinds == ["ready", "scratch-start", "new-card", "quit"], "\(kinds)")
     }
