@@ -114,4 +114,42 @@ import XvfbSupport
         let kinds = names(app).filter { $0 != "progress" }
         #expect(kinds == ["ready", "scratch-start", "new-card", "quit"], "\(kinds)")
     }
+
+    /// The CPU clock ticks (user + system) the process's main thread, the window's loop,
+    /// has used: the card maker's worker is another thread and does not count.
+    func loopTicks(_ pid: Int32) throws -> Int {
+        let text = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/stat", encoding: .utf8)
+        let fields = text[text.index(after: text.lastIndex(of: ")")!)...].split(separator: " ")
+        return Int(fields[11])! + Int(fields[12])!
+    }
+
+    @Test("kiosk with 4K deck images: an idle reset due before the next card is made waits for it asleep, then deals it")
+    func kioskResetWaitsForTheCard() throws {
+        let (card, deck) = try Self.files(); defer { card.remove() }
+        let logPath = card.folder.appendingPathComponent("cards.log").path
+        let screen = PixelSize(width: 200, height: 150)
+        let server = try Xvfb(width: screen.width, height: screen.height); defer { server.stop() }
+        // The reset is due 0.1 s after the reveal; the next card takes far longer to make.
+        let app = try RunningApp(["--cover", card.cover, "--deck", deck, "--scale", "1", "--kiosk", "--events",
+                                  "--brush", "60", "--idle-reset", "0.1", "--log", logPath], environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: Self.patience)
+        #expect(waitUntil { names(app).contains("ready") })
+        for y in [20, 60, 100, 140] { try server.drag(window: window, from: (0, y), through: [(100, y), (199, y)]) }
+        #expect(waitUntil { names(app).contains("revealed") }, "\(names(app))")
+        let ticks = try loopTicks(app.pid)
+        #expect(waitUntil { names(app).contains("new-card") }, "\(names(app))")
+        // A loop that spun while waiting would have burnt about a tick every 10 ms of the
+        // deal (some 1.5 s in a debug build); the fade's frames take a few.
+        let spent = try loopTicks(app.pid) - ticks
+        #expect(spent <= 25, "the loop used \(spent) ticks while the card was made")
+        let fresh = isAll(Self.cover, screen)(try server.waitForPixels(window: window, timeout: Self.patience,
+                                                                       until: isAll(Self.cover, screen)))
+        #expect(fresh, "the new card is covered")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: Self.patience) == 0)
+        #expect(names(app).filter { $0 == "new-card" }.count == 1, "\(names(app))")
+        let (records, damaged) = try OutcomeLog.read(path: logPath)
+        #expect(damaged == 0)
+        #expect(records.map(\.outcome) == [.revealed, .quit])
+    }
 }
