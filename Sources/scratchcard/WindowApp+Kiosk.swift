@@ -44,9 +44,7 @@ extension WindowApp {
         case .done where !cardMaker.isMaking:
             // First ask for the next card, then wait for the reset.
             atLatest(triedNextCard ? Swift.max(revealedAt + options.idleReset, retryDealAt) : now)
-        case .scratching, .done:
-            break
-        case .fading:
+        case .scratching, .done, .fading:
             break
         }
         return wake
