@@ -131,15 +131,15 @@ public final class X11Window {
     /// forever; 0: not at all); then drains the queue (`XPending`, `XNextEvent`), so a
     /// burst of motion becomes one call and one repaint. Returns [] on timeout.
     /// MIT-SHM completions also reach the surface that sent the put (`handleCompletion`).
-    /// `alsoWaitingOn` is another descriptor whose input ends the wait too (a signal
-    /// pipe, say); reading it is the caller's business.
-    public func nextEvents(timeout: Double?, alsoWaitingOn other: Int32? = nil) -> [WindowEvent] {
+    /// `alsoWaitingOn` are other descriptors whose input ends the wait too (a signal
+    /// pipe, a worker's wake-up pipe); reading them is the caller's business.
+    public func nextEvents(timeout: Double?, alsoWaitingOn others: Int32...) -> [WindowEvent] {
         let d = display.handle
         var events = backlog
         backlog = []
         if events.isEmpty && XPending(d) == 0 {
-            var descriptors = [pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0),
-                               pollfd(fd: other ?? -1, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0)]
+                + others.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
             let milliseconds: Int32 = if let timeout {
                 Int32(min(max(0, (timeout * 1000).rounded(.up)), Double(Int32.max)))
             } else { -1 }

@@ -3,7 +3,7 @@ import ScratchCore
 import ScratchImage
 
 /// The two images of a card, as loaded: the built-in ones unless files are given.
-struct CardImages {
+struct CardImages: Sendable {
     var cover: RGBAImage
     var prize: RGBAImage
 
@@ -26,7 +26,8 @@ struct CardImages {
 }
 
 /// Deals cards: at random by weight from a deck, or always the one card of the options.
-struct Dealer {
+/// Sendable (plain values) so that the card maker's worker can deal.
+struct Dealer: Sendable {
     let deck: Deck?
     let cover: String?
     let prize: String?
@@ -50,7 +51,7 @@ struct Dealer {
 }
 
 /// A card as dealt: its id, where its prize came from, its images as loaded.
-struct DealtCard {
+struct DealtCard: Sendable {
     let id: String
     let prize: String
     let images: CardImages

@@ -37,12 +37,14 @@ extension WindowApp {
                 let cycle = shimmer.sweep + shimmer.rest
                 atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
             }
-        case .scratching:
+        // While the card maker works, its card wakes the loop: a reset already due must
+        // not make it spin meanwhile.
+        case .scratching where !cardMaker.isMaking:
             atLatest(Swift.max(lastTouch + options.abandonReset, retryDealAt))
-        case .done:
-            // First make the next card ready, then wait for the reset.
+        case .done where !cardMaker.isMaking:
+            // First ask for the next card, then wait for the reset.
             atLatest(triedNextCard ? Swift.max(revealedAt + options.idleReset, retryDealAt) : now)
-        case .fading:
+        case .scratching, .done, .fading:
             break
         }
         return wake
@@ -52,7 +54,9 @@ extension WindowApp {
     var revealedAt: Double { session.shownAt + (session.reveal?.after ?? 0) }
 
     /// Kiosk mode's unattended rhythm: a revealed card makes way for a new one after
-    /// `--idle-reset`; a card touched and left alone, after `--abandon-reset`.
+    /// `--idle-reset`; a card touched and left alone, after `--abandon-reset`. The new
+    /// card comes from the card maker: when it is not ready yet, the reset happens on a
+    /// later wake, once it is (WindowApp+Dealing.swift).
     func runTimers(now: Double) {
         guard options.kiosk else { return }
         switch session.phase {

@@ -13,7 +13,8 @@ final class WindowApp {
     let display: X11Display
     let window: X11Window
     var surface: WindowSurface
-    let dealer: Dealer
+    /// Deals and makes the next cards on a worker thread (CardMaker.swift).
+    let cardMaker: CardMaker
     let scale: DisplayScale
     let brush: Brush
 
@@ -27,9 +28,10 @@ final class WindowApp {
     /// Kiosk mode: the attract band and where it was last drawn; the last touch.
     var shimmer: Shimmer
     var shimmerCentre: Double?
-    /// The card to deal next, made ready ahead of time (kiosk mode).
-    var nextCard: (card: DealtCard, canvas: ScratchCanvas)?
+    /// Kiosk mode: the next card was asked for ahead of time, while this one is on show.
     var triedNextCard = false
+    /// A new card was asked for (`r`, a reset) and is on its way (WindowApp+Dealing.swift).
+    var newCardWanted = false
     /// After a failed deal, the kiosk's resets wait until then.
     var retryDealAt = 0.0
     let exitChord: KeyChord?
@@ -60,11 +62,17 @@ final class WindowApp {
         var waiting: [Int] = []
         /// From the start of set-up to the first put on screen.
         var firstFrameMicroseconds: Int?
+        /// The longest the loop spent on one wake (events, timers, repaint) before it
+        /// waited again: how long input could go unread.
+        var longestWakeMicroseconds = 0
     }
 
     init(options: WindowOptions) throws(ExitError) {
         self.options = options
+        let dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        // The first card is made here, before the window exists: bad input ends the
+        // program with exit code 2. The next ones are made on the card maker's worker.
         do { card = try dealer.deal() } catch { throw ExitError(code: 2, message: "\(error)") }
         do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
             throw ExitError(code: 2, message: "\(error)")
@@ -84,6 +92,7 @@ final class WindowApp {
             throw ExitError(code: 2, message: "\(error)")
         }
         session = CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
+        cardMaker = CardMaker(dealer: dealer, size: size, layout: layout, brush: brush)
         shimmer = Shimmer(canvas: size)
         fingers = Fingers(maximum: options.maxFingers)
         do {
@@ -118,15 +127,19 @@ final class WindowApp {
             // Block until something happens, or until the next frame or timer is due.
             let now = monotonicSeconds()
             let timeout = nextWake(now: now).map { Swift.max(0, $0 - now) }
-            let events = window.nextEvents(timeout: timeout, alsoWaitingOn: signals)
+            let events = window.nextEvents(timeout: timeout, alsoWaitingOn: signals, cardMaker.wakeDescriptor)
+            let woke = monotonicMicroseconds()
             for event in events { try handle(event) }
+            collectMadeCard()
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
                 log("ending on \(TerminationSignals.name(signal))")
                 running = false
             }
             if running, surface.canDraw { repaint() }
+            stats.longestWakeMicroseconds = Swift.max(stats.longestWakeMicroseconds, monotonicMicroseconds() - woke)
         }
+        finishNewCard()
         logOutcome(quitting: true)
         emit([.quit])
         finish()
@@ -258,54 +271,11 @@ final class WindowApp {
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
         if session.isRevealed { canvas.revealAll() }
-        nextCard = nil          // made for the old size
+        cardMaker.resize(to: size)      // a card made for the old size is re-made
         triedNextCard = false
         shimmer = Shimmer(canvas: size)
         shimmerCentre = nil
         exposed = PixelRect(size: size)
-    }
-
-    /// The next card, dealt and made ready (decoded, scaled, converted) while the
-    /// revealed one is on show, so that the reset itself costs no visible pause.
-    func prepareNextCard() {
-        guard !triedNextCard else { return }
-        triedNextCard = true        // once per card, even when it fails
-        nextCard = makeCard()
-    }
-
-    /// A card from the dealer, ready to show at the canvas's size; nil (and a message)
-    /// when its images cannot be had.
-    func makeCard() -> (card: DealtCard, canvas: ScratchCanvas)? {
-        do {
-            let next = try dealer.deal()
-            let filled = next.images.filling(canvas.size)
-            let newCanvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush)
-            return (next, newCanvas)
-        } catch {
-            log("cannot deal a new card: \(error)")
-            return nil
-        }
-    }
-
-    /// `r`, or a kiosk reset: a new card from the dealer, in place of this one.
-    func dealNewCard() {
-        guard let (next, newCanvas) = nextCard ?? makeCard() else {
-            // A deck image gone missing: keep this card, try again in a while rather
-            // than at every wake.
-            retryDealAt = monotonicSeconds() + 5
-            return
-        }
-        nextCard = nil
-        triedNextCard = false
-        logOutcome(quitting: false)
-        canvas = newCanvas
-        card = next
-        session = CardSession(cardID: next.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
-        shownAtWallClock = Date().timeIntervalSince1970
-        shimmerCentre = nil
-        if !recording.isEmpty, recording.last != .up { record(.up) }
-        exposed = PixelRect(size: canvas.size)
-        emit([.newCard(cardID: next.id)])
     }
 
     /// The card on show ends: its record goes to the outcome log, if there is one.
@@ -343,7 +313,8 @@ final class WindowApp {
             let line = "events=\(stats.events) repaints=\(stats.repaints) pixels_put=\(surface.pixelsPut)"
                 + " window=\(canvas.size) shm=\(surface.usesSharedMemory)"
                 + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))"
-                + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")\n"
+                + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")"
+                + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }

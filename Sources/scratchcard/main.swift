@@ -5,6 +5,8 @@
 //   Card.swift             the cards: images (built-in or PNG files), dealt from a deck
 //   WindowApp.swift        the window and its loop: X events -> strokes -> composite -> put
 //   WindowApp+Kiosk.swift  kiosk mode: the exit chord, idle and abandon resets, the attract band
+//   WindowApp+Dealing.swift  a new card (`r`, a reset) asked for, taken when made, shown
+//   CardMaker.swift        makes the next card (deal, decode, scale, convert) on a worker thread
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Render.swift           `scratchcard render`: a trace replayed with no display
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported

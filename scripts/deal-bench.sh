@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# How long dealing a new card keeps the window's loop from input (BENCHMARKS.md): two
+# 4K PNGs shown in a 1920x1080 window under a private Xvfb; each round types `r` and at
+# once drags across the card (one xdotool run), then waits for the deal to finish.
+# Prints the --stats line: longest_wake_ms is the longest the loop spent on one wake,
+# during which input waited unread.
+#
+# usage: scripts/deal-bench.sh [ROUNDS]    (default 5; needs a release build:
+#        swift build -c release; and xvfb, xdotool, imagemagick's convert)
+#        SCRATCHCARD=path/to/scratchcard runs another build (an older one, to compare).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-5}
+bin=${SCRATCHCARD:-$(swift build -c release --show-bin-path)/scratchcard}
+[ -x "$bin" ] || { echo "deal-bench: build first: swift build -c release" >&2; exit 2; }
+work=$(mktemp -d /tmp/deal-bench.XXXXXX)
+xvfb_pid=""; app_pid=""
+cleanup() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$work/cover4k.png"
+convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$work/prize4k.png"
+
+# A private Xvfb on the first free display from :60.
+n=60
+while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
+xvfb_pid=$!
+export DISPLAY=":$n"
+for _ in $(seq 100); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.05; done
+
+"$bin" --stats --cover "$work/cover4k.png" --prize "$work/prize4k.png" --size 1920x1080 --scale 1 --brush 10 \
+  > "$work/stats.txt" 2> "$work/stderr.txt" &
+app_pid=$!
+window=$(xdotool search --sync --onlyvisible --classname scratchcard | head -1)
+sleep 1
+for round in $(seq "$rounds"); do
+  y=$((100 + round * 150))
+  moves=(mousemove --window "$window" 100 "$y" key r mousedown 1)
+  for x in $(seq 110 20 1700); do moves+=(mousemove --window "$window" "$x" "$y" sleep 0.004); done
+  xdotool "${moves[@]}" mouseup 1
+  sleep 1.5
+done
+xdotool mousemove --window "$window" 1 1 key q
+wait "$app_pid" || { echo "deal-bench: scratchcard failed: $(cat "$work/stderr.txt")" >&2; exit 1; }
+app_pid=""
+echo "deal rounds=$rounds $(cat "$work/stats.txt")"
