@@ -85,6 +85,33 @@ final class RunningApp {
 
     var standardOutput: String { outputData.text }
     var standardError: String { errorData.text }
+
+    /// The `--events` lines written so far that parse, in order (a line still being
+    /// written does not).
+    var events: [[String: Any]] {
+        standardOutput.split(separator: "\n").compactMap { line in
+            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        }
+    }
+
+    /// The names of `events`.
+    var eventNames: [String] { events.compactMap { $0["event"] as? String } }
+}
+
+/// Polls `done` every 20 ms until it holds or `timeout` seconds pass; returns its last answer.
+func waitUntil(timeout: Double = 8, _ done: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !done() && Date() < deadline { usleep(20_000) }
+    return done()
+}
+
+/// The CPU clock ticks (user + system) a process has used, or one of its threads (the
+/// main thread, the window's loop, has the process's id).
+func cpuTicks(_ pid: Int32, thread: Int32? = nil) throws -> Int {
+    let path = thread.map { "/proc/\(pid)/task/\($0)/stat" } ?? "/proc/\(pid)/stat"
+    let stat = try String(contentsOfFile: path, encoding: .utf8)
+    let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+    return Int(fields[11])! + Int(fields[12])!      // utime, stime: fields 14 and 15 of the line
 }
 
 /// Bytes appended from another thread.

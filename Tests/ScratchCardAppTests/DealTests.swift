@@ -27,19 +27,7 @@ import XvfbSupport
         return (card, deck.path)
     }
 
-    func events(_ app: RunningApp) -> [[String: Any]] {
-        app.standardOutput.split(separator: "\n").compactMap { line in
-            try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        }
-    }
-
-    func names(_ app: RunningApp) -> [String] { events(app).compactMap { $0["event"] as? String } }
-
-    func waitUntil(timeout: Double = DealTests.patience, _ done: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !done() && Date() < deadline { usleep(20_000) }
-        return done()
-    }
+    func waitUntil(_ done: () -> Bool) -> Bool { ScratchCardAppTests.waitUntil(timeout: Self.patience, done) }
 
     func isAll(_ colour: RGBA, _ size: PixelSize) -> (RGBAImage) -> Bool {
         { image in image.size == size && stride(from: 0, to: image.bytes.count, by: 4).allSatisfy {
@@ -64,16 +52,16 @@ import XvfbSupport
         // The scratch shows on screen while the new card is still being made: a capture
         // taken before any new-card event shows the prize along the drag.
         var scratchShownBeforeNewCard = false
-        while !names(app).contains("new-card") && !scratchShownBeforeNewCard {
-            let before = names(app).contains("new-card")
+        while !app.eventNames.contains("new-card") && !scratchShownBeforeNewCard {
+            let before = app.eventNames.contains("new-card")
             let image = try server.capture(window: window)
             if !before, image[160, 90] == Self.gold, image[300, 90] == Self.gold { scratchShownBeforeNewCard = true }
             if !app.process.isRunning { break }
         }
-        #expect(scratchShownBeforeNewCard, "the scratch was not on screen before the new card: \(names(app))")
+        #expect(scratchShownBeforeNewCard, "the scratch was not on screen before the new card: \(app.eventNames)")
 
         // Then the new card comes, fresh: all cover again.
-        #expect(waitUntil { names(app).contains("new-card") }, "\(names(app))")
+        #expect(waitUntil { app.eventNames.contains("new-card") }, "\(app.eventNames)")
         let fresh = isAll(Self.cover, size)(try server.waitForPixels(window: window, timeout: Self.patience,
                                                                      until: isAll(Self.cover, size)))
         #expect(fresh, "the new card is covered")
@@ -81,13 +69,13 @@ import XvfbSupport
         try server.press("q", in: window)
         #expect(app.wait(timeout: Self.patience) == 0)
         // The press was taken by the card on show, before the new card replaced it.
-        let kinds = names(app)
+        let kinds = app.eventNames
         #expect(kinds.first == "ready" && kinds.last == "quit", "\(kinds)")
         let start = try #require(kinds.firstIndex(of: "scratch-start"), "\(kinds)")
         let dealt = try #require(kinds.firstIndex(of: "new-card"), "\(kinds)")
         #expect(start < dealt, "the drag waited for the deal: \(kinds)")
         #expect(kinds.filter { $0 == "new-card" }.count == 1, "\(kinds)")
-        #expect(events(app)[dealt]["card"] as? String == "gold")
+        #expect(app.events[dealt]["card"] as? String == "gold")
     }
 
     @Test("r, then a resize while the card is being made: the new card shows at the new size, fresh")
@@ -104,23 +92,15 @@ import XvfbSupport
 
         try server.xdotool("mousemove", "--window", "\(window)", "1", "1", "key", "r",
                            "windowsize", "\(window)", "\(large.width)", "\(large.height)")
-        #expect(waitUntil { names(app).contains("new-card") }, "\(names(app))")
+        #expect(waitUntil { app.eventNames.contains("new-card") }, "\(app.eventNames)")
         let shown = try server.waitForPixels(window: window, timeout: Self.patience, until: isAll(Self.cover, large))
         let fresh = isAll(Self.cover, large)(shown)
         #expect(fresh, "the new card fills the new size, covered: \(shown.size)")
 
         try server.press("q", in: window)
         #expect(app.wait(timeout: Self.patience) == 0)
-        let kinds = names(app).filter { $0 != "progress" }
+        let kinds = app.eventNames.filter { $0 != "progress" }
         #expect(kinds == ["ready", "scratch-start", "new-card", "quit"], "\(kinds)")
-    }
-
-    /// The CPU clock ticks (user + system) the process's main thread, the window's loop,
-    /// has used: the card maker's worker is another thread and does not count.
-    func loopTicks(_ pid: Int32) throws -> Int {
-        let text = try String(contentsOfFile: "/proc/\(pid)/task/\(pid)/stat", encoding: .utf8)
-        let fields = text[text.index(after: text.lastIndex(of: ")")!)...].split(separator: " ")
-        return Int(fields[11])! + Int(fields[12])!
     }
 
     @Test("kiosk with 4K deck images: an idle reset due before the next card is made waits for it asleep, then deals it")
@@ -133,21 +113,21 @@ import XvfbSupport
         let app = try RunningApp(["--cover", card.cover, "--deck", deck, "--scale", "1", "--kiosk", "--events",
                                   "--brush", "60", "--idle-reset", "0.1", "--log", logPath], environment: server.environment)
         let window = try server.scratchcardWindow(timeout: Self.patience)
-        #expect(waitUntil { names(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
         for y in [20, 60, 100, 140] { try server.drag(window: window, from: (0, y), through: [(100, y), (199, y)]) }
-        #expect(waitUntil { names(app).contains("revealed") }, "\(names(app))")
-        let ticks = try loopTicks(app.pid)
-        #expect(waitUntil { names(app).contains("new-card") }, "\(names(app))")
+        #expect(waitUntil { app.eventNames.contains("revealed") }, "\(app.eventNames)")
+        let ticks = try cpuTicks(app.pid, thread: app.pid)
+        #expect(waitUntil { app.eventNames.contains("new-card") }, "\(app.eventNames)")
         // A loop that spun while waiting would have burnt about a tick every 10 ms of the
         // deal (some 1.5 s in a debug build); the fade's frames take a few.
-        let spent = try loopTicks(app.pid) - ticks
+        let spent = try cpuTicks(app.pid, thread: app.pid) - ticks
         #expect(spent <= 25, "the loop used \(spent) ticks while the card was made")
         let fresh = isAll(Self.cover, screen)(try server.waitForPixels(window: window, timeout: Self.patience,
                                                                        until: isAll(Self.cover, screen)))
         #expect(fresh, "the new card is covered")
         kill(app.pid, SIGTERM)
         #expect(app.wait(timeout: Self.patience) == 0)
-        #expect(names(app).filter { $0 == "new-card" }.count == 1, "\(names(app))")
+        #expect(app.eventNames.filter { $0 == "new-card" }.count == 1, "\(app.eventNames)")
         let (records, damaged) = try OutcomeLog.read(path: logPath)
         #expect(damaged == 0)
         #expect(records.map(\.outcome) == [.revealed, .quit])

@@ -15,18 +15,6 @@ import XvfbSupport
     }
     static let scaleOne = ["--scale", "1"]
 
-    func eventNames(_ app: RunningApp) -> [String] {
-        app.standardOutput.split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event"] as? String
-        }
-    }
-
-    func waitUntil(timeout: Double = 8, _ done: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while !done() && Date() < deadline { usleep(20_000) }
-        return done()
-    }
-
     /// Scratches the whole 200x150 screen with a 60 px brush: four rows.
     func scratchEverything(_ server: Xvfb, _ window: UInt) throws {
         for y in [20, 60, 100, 140] { try server.drag(window: window, from: (0, y), through: [(100, y), (199, y)]) }
@@ -39,20 +27,20 @@ import XvfbSupport
         let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--brush", "60", "--idle-reset", "2.5"],
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
-        #expect(waitUntil { eventNames(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
         for key in ["q", "Escape", "space", "Return", "r", "s", "ctrl+c", "alt+F4"] { try server.press(key, in: window) }
         usleep(300_000)
         #expect(app.process.isRunning, "keys must not end kiosk mode")
-        #expect(eventNames(app) == ["ready"], "keys must not reveal or deal: \(eventNames(app))")
+        #expect(app.eventNames == ["ready"], "keys must not reveal or deal: \(app.eventNames)")
 
         try scratchEverything(server, window)
-        #expect(waitUntil { eventNames(app).contains("revealed") })
+        #expect(waitUntil { app.eventNames.contains("revealed") })
         // The revealed card stays a while (the drags after the reveal took well under
         // the 2.5 s), showing the whole prize, then a new card comes.
-        #expect(!eventNames(app).contains("new-card"))
+        #expect(!app.eventNames.contains("new-card"))
         usleep(500_000)
         #expect(try server.capture(window: window)[100, 75] == Self.prize)
-        #expect(waitUntil { eventNames(app).contains("new-card") })
+        #expect(waitUntil { app.eventNames.contains("new-card") })
         // The new card is covered again.
         let image = try server.capture(window: window)
         #expect(image[100, 75] == Self.cover)
@@ -68,10 +56,10 @@ import XvfbSupport
         let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--brush", "10", "--abandon-reset", "1",
                                                     "--log", logPath], environment: server.environment)
         let window = try server.scratchcardWindow()
-        #expect(waitUntil { eventNames(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
         try server.drag(window: window, from: (20, 20), through: [(60, 30)])
-        #expect(waitUntil { eventNames(app).contains("new-card") })
-        #expect(!eventNames(app).contains("revealed"))
+        #expect(waitUntil { app.eventNames.contains("new-card") })
+        #expect(!app.eventNames.contains("revealed"))
         kill(app.pid, SIGTERM)
         #expect(app.wait() == 0)
         let (records, damaged) = try OutcomeLog.read(path: logPath)
@@ -102,7 +90,7 @@ import XvfbSupport
             }
             kill(app.pid, SIGKILL)
             app.wait()
-            dealt += eventNames(app).filter { $0 == "new-card" }.count
+            dealt += app.eventNames.filter { $0 == "new-card" }.count
             runs += 1
         }
         let (records, damaged) = try OutcomeLog.read(path: logPath)
@@ -141,7 +129,7 @@ import XvfbSupport
         let before = try screenSaverTimeout(server)
         let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        #expect(waitUntil { eventNames(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
         let g = try geometry(server, window)
         #expect(g.x == 0 && g.y == 0 && g.width == 320 && g.height == 240, "\(g)")
         #expect(try server.capture(window: window).size == PixelSize(width: 320, height: 240))
@@ -156,7 +144,7 @@ import XvfbSupport
         #expect(app.process.isRunning)
         try server.press("ctrl+alt+shift+q", in: window)
         #expect(app.wait() == 0)
-        #expect(eventNames(app).last == "quit")
+        #expect(app.eventNames.last == "quit")
         let after = try screenSaverTimeout(server)
         #expect(after == before, "the screen saver settings are restored")
     }
@@ -173,7 +161,7 @@ import XvfbSupport
                                   "--scale", "1", "--kiosk", "--events", "--brush", "60", "--idle-reset", "0.5"],
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
-        #expect(waitUntil { eventNames(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
         try FileManager.default.moveItem(atPath: gold, toPath: gold + ".away")
         try scratchEverything(server, window)
         #expect(waitUntil { app.standardError.contains("cannot deal a new card") }, "\(app.standardError)")
@@ -186,9 +174,9 @@ import XvfbSupport
         let before = try stat()
         usleep(1_500_000)
         #expect(try stat() - before <= 2, "no busy retrying")
-        #expect(app.process.isRunning && !eventNames(app).contains("new-card"))
+        #expect(app.process.isRunning && !app.eventNames.contains("new-card"))
         try FileManager.default.moveItem(atPath: gold + ".away", toPath: gold)
-        #expect(waitUntil(timeout: 10) { eventNames(app).contains("new-card") })
+        #expect(waitUntil(timeout: 10) { app.eventNames.contains("new-card") })
         kill(app.pid, SIGTERM)
         #expect(app.wait() == 0)
     }
@@ -201,12 +189,12 @@ import XvfbSupport
         let before = try screenSaverTimeout(server)
         let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events"], environment: server.environment)
         _ = try server.scratchcardWindow()
-        #expect(waitUntil { eventNames(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
         let held = try screenSaverTimeout(server)
         #expect(held.contains("timeout:  0"), "\(held)")
         kill(app.pid, SIGTERM)
         #expect(app.wait() == 0)
-        #expect(eventNames(app).last == "quit")
+        #expect(app.eventNames.last == "quit")
         let after = try screenSaverTimeout(server)
         #expect(after == before, "\(after)")
     }
@@ -229,10 +217,10 @@ import XvfbSupport
         }
         #expect(g.x == 0 && g.y == 0 && g.width == 200 && g.height == 150, "\(g)")
         #expect(try server.xprop(id: window, "_NET_WM_STATE").contains("_NET_WM_STATE_FULLSCREEN"))
-        #expect(waitUntil { eventNames(app).contains("ready") })
+        #expect(waitUntil { app.eventNames.contains("ready") })
 
         try scratchEverything(server, window)
-        #expect(waitUntil { eventNames(app).contains("new-card") }, "a new card after the reveal: \(eventNames(app))")
+        #expect(waitUntil { app.eventNames.contains("new-card") }, "a new card after the reveal: \(app.eventNames)")
         #expect(try server.waitForPixels(window: window) { $0[100, 75] == Self.cover }[100, 75] == Self.cover)
 
         for key in ["q", "Escape", "ctrl+alt+shift+q"] { try server.press(key, in: window) }

@@ -218,13 +218,6 @@ import XvfbSupport
         #expect(Faults.noSegmentsRemain(createdBy: app.pid))
     }
 
-    /// CPU ticks (user + system) the process has used, from /proc/PID/stat.
-    func cpuTicks(_ pid: Int32) throws -> Int {
-        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
-        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
-        return Int(fields[11])! + Int(fields[12])!      // utime, stime: fields 14 and 15 of the line
-    }
-
     @Test("idle means no CPU: the loop blocks in poll() while nobody touches the card")
     func idleUsesNoCPU() throws {
         let card = try Self.card(); defer { card.remove() }
