@@ -38,8 +38,9 @@ extension WindowApp {
                 atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
             }
         // While the card maker works, its card wakes the loop: a reset already due must
-        // not make it spin meanwhile.
-        case .scratching where !cardMaker.isMaking:
+        // not make it spin meanwhile. Nor while a pen is down: a card in use is never
+        // abandoned, and the release (a touch) starts the abandon time over.
+        case .scratching where !cardMaker.isMaking && !canvas.isPenDown:
             atLatest(Swift.max(lastTouch + options.abandonReset, retryDealAt))
         case .done where !cardMaker.isMaking:
             // First ask for the next card, then wait for the reset.

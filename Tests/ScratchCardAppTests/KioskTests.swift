@@ -70,6 +70,30 @@ import XvfbSupport
         #expect(mode?.intValue == 0o600)
     }
 
+    @Test("a press held still past --abandon-reset costs no CPU; the card is abandoned only after the release")
+    func heldPressDoesNotSpin() throws {
+        let files = try Self.files(); defer { files.remove() }
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events", "--brush", "10",
+                                                                    "--abandon-reset", "0.2"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.eventNames.contains("ready") })
+        try server.xdotool("mousemove", "--window", "\(window)", "50", "40", "mousedown", "1")
+        #expect(waitUntil { app.eventNames.contains("scratch-start") })
+        // Held still for 1.5 s, 7 times the abandon time: a loop woken by an overdue
+        // timer it may not act on would spend about a tick every 10 ms.
+        let before = try cpuTicks(app.pid)
+        usleep(1_500_000)
+        let spent = try cpuTicks(app.pid) - before
+        #expect(spent <= 5, "\(spent) ticks while the press was held")
+        #expect(!app.eventNames.contains("new-card"), "a card in use is not abandoned")
+        try server.xdotool("mouseup", "1")
+        #expect(waitUntil { app.eventNames.contains("new-card") }, "\(app.eventNames)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0)
+    }
+
     @Test("the outcome log survives repeated kill -9: every dealt card's record is whole and counted")
     func logSurvivesKill() throws {
         let files = try Self.files(); defer { files.remove() }
