@@ -11,6 +11,11 @@
 #
 # usage: scripts/window-bench.sh [EVENTS]      (default 100000; needs a release build:
 #        swift build -c release; and xvfb, xdotool, imagemagick's convert)
+#
+# By default xdotool sends the motions as fast as it can: a flood, which the server
+# itself thins (motion events queued before it dispatches them are merged: about half
+# arrive) and serves in slices between its clients. WINDOW_BENCH_PAUSE=0.001 paces them
+# like a 1000 Hz mouse (xdotool's sleep between moves: about 900 a second), and all arrive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 events=${1:-100000}
@@ -63,13 +68,14 @@ idle_ticks=$((idle_after - idle_before))
 
 # A zig-zag scratch over the window, every point different from the one before.
 eval "$(xdotool getwindowgeometry --shell "$window")"    # X, Y, WIDTH, HEIGHT
-awk -v n="$events" -v x0="$X" -v y0="$Y" -v w="$WIDTH" -v h="$HEIGHT" 'BEGIN {
+awk -v n="$events" -v x0="$X" -v y0="$Y" -v w="$WIDTH" -v h="$HEIGHT" -v pause="${WINDOW_BENCH_PAUSE:-}" 'BEGIN {
   print "mousemove " x0 + 40 " " y0 + 40; print "mousedown 1"
   for (i = 0; i < n; i++) {
     t = i % 2000; row = int(i / 2000) % 40
     x = (int(i / 2000) % 2 == 0) ? 40 + t * (w - 80) / 2000 : w - 40 - t * (w - 80) / 2000
     y = 40 + row * (h - 80) / 40 + (i % 7) * 3
     printf "mousemove %d %d\n", x0 + x, y0 + y
+    if (pause != "") printf "sleep %s\n", pause
   }
   print "mouseup 1"
 }' > "$work/drive.xdo"
