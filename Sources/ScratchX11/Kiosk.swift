@@ -2,7 +2,7 @@
 import CX11
 import ScratchCore
 
-// What kiosk mode asks of the window: the whole screen, no cursor, multi-touch.
+// What kiosk mode asks of the window: the whole screen, the keyboard, no cursor, multi-touch.
 // The screen saver and DPMS are the display's business: see ScreenBlankingInhibitor.
 
 /// How `X11Window.makeFullScreen()` went about it.
@@ -82,6 +82,26 @@ extension X11Window {
     func takeFocus() {
         let d = display.handle
         _ = trapErrors(d) { XSetInputFocus(d, handle, Int32(RevertToPointerRoot), Time(CurrentTime)) }
+    }
+
+    /// Holds the keyboard for this window from now on: an active grab (`XGrabKeyboard`,
+    /// owner events, asynchronous), taken now if the window is mapped, else when its
+    /// MapNotify comes. Every key then comes to this window, and a window manager's own
+    /// key bindings (passive grabs) do not fire: a visitor cannot switch away from a kiosk
+    /// with Alt+Tab. Returns `holdsKeyboard`: false while the window is not mapped yet or
+    /// another client holds the keyboard; call again later (the server refuses, it does
+    /// not queue). The server ends the grab if the window is unmapped.
+    @discardableResult
+    public func holdKeyboard() -> Bool {
+        keepsKeyboard = true
+        if mapRequested && sawMapNotify { grabKeyboard() }
+        return holdsKeyboard
+    }
+
+    func grabKeyboard() {
+        guard !holdsKeyboard else { return }
+        let status = XGrabKeyboard(display.handle, handle, 1, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
+        holdsKeyboard = status == GrabSuccess
     }
 
     /// Hides the pointer over this window: defines an invisible cursor, made once from

@@ -40,6 +40,11 @@ public final class X11Window {
     /// Full screen without a window manager: take the input focus when mapped and
     /// whenever the pointer enters or the focus leaves (see `makeFullScreen`).
     var keepsFocus = false
+    /// Kiosk mode: hold the keyboard (an active grab) whenever the window is mapped (see
+    /// `holdKeyboard`).
+    var keepsKeyboard = false
+    /// True while this window's keyboard grab is in force.
+    public internal(set) var holdsKeyboard = false
     /// The blank cursor while `hideCursor()` is in force (`XCreatePixmapCursor`), or 0.
     var blankCursor: Cursor = 0
     /// The XInputExtension's major opcode once `enableTouch()` has selected touch events.
@@ -191,6 +196,11 @@ public final class X11Window {
             guard event.xmap.window == handle else { return nil }
             sawMapNotify = true
             if keepsFocus { takeFocus() }
+            if keepsKeyboard { grabKeyboard() }
+            return nil
+        case UnmapNotify:
+            // The server ends a grab whose window is no longer viewable.
+            if event.xunmap.window == handle { holdsKeyboard = false }
             return nil
         case EnterNotify:
             if keepsFocus, event.xcrossing.window == handle { takeFocus() }

@@ -107,8 +107,9 @@ let windowUsage = """
 
     kiosk mode:
       --kiosk          full screen, cursor hidden, screen saver and DPMS held off,
-                       an invitation sweeping the foil until the first touch; every
-                       key and the close button are ignored but the exit chord
+                       an invitation sweeping the foil until the first touch; the
+                       keyboard held: every key (a window manager's too) and the
+                       close button are ignored but the exit chord
       --exit-chord C   the operator's way out (default ctrl+alt+shift+q)
       --idle-reset S   seconds a revealed card stays before a new one (default 15)
       --abandon-reset S  seconds a partly scratched card may be left (default 60)

@@ -2,8 +2,9 @@
 import ScratchCore
 import ScratchX11
 
-/// Kiosk mode's part of the window: the exit chord, the unattended rhythm (idle and
-/// abandon resets) and the band of light that invites a touch. The loop asks `nextWake`
+/// Kiosk mode's part of the window: the exit chord (the keyboard held, so a window
+/// manager's bindings do not fire), the unattended rhythm (idle and abandon resets) and
+/// the band of light that invites a touch. The loop asks `nextWake`
 /// when to wake with no input, and calls `runTimers` after each wake.
 extension WindowApp {
     /// In kiosk mode every key and the close button are ignored, but the operator's chord.
@@ -28,6 +29,7 @@ extension WindowApp {
         func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
         if session.isAnimating { atLatest(nextFrameAt) }
         guard options.kiosk else { return wake }
+        if !window.holdsKeyboard { atLatest(retryKeyboardAt) }
         switch session.phase {
         case .fresh:
             let t = now - session.shownAt
@@ -60,6 +62,11 @@ extension WindowApp {
     /// later wake, once it is (WindowApp+Dealing.swift).
     func runTimers(now: Double) {
         guard options.kiosk else { return }
+        // The keyboard, refused while another client held it (a window manager busy with
+        // its own grab, say): asked for again once a second until it is ours.
+        if !window.holdsKeyboard && now >= retryKeyboardAt {
+            if !window.holdKeyboard() { retryKeyboardAt = now + 1 }
+        }
         switch session.phase {
         case .scratching where !canvas.isPenDown && now >= Swift.max(lastTouch + options.abandonReset, retryDealAt):
             dealNewCard()

@@ -34,6 +34,8 @@ final class WindowApp {
     var newCardWanted = false
     /// After a failed deal, the kiosk's resets wait until then.
     var retryDealAt = 0.0
+    /// Kiosk mode: when to try the keyboard grab again, while another client holds it.
+    var retryKeyboardAt = 0.0
     let exitChord: KeyChord?
     var blankingInhibitor: ScreenBlankingInhibitor?
     /// Fingers scratching now, each with its own pen (the mouse is pen 0).
@@ -102,6 +104,7 @@ final class WindowApp {
         exitChord = KeyChord(parsing: options.exitChord)
         if options.kiosk {
             let method = window.makeFullScreen()
+            window.holdKeyboard()       // taken when the window is mapped
             window.hideCursor()
             blankingInhibitor = ScreenBlankingInhibitor(display: display)
             if options.verbose { log("kiosk: full screen \(method == .windowManager ? "through the window manager" : "without a window manager")") }

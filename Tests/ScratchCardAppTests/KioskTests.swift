@@ -94,6 +94,28 @@ import XvfbSupport
         #expect(app.wait() == 0)
     }
 
+    @Test("with a window manager the kiosk holds the keyboard: its Alt+Tab does not switch to another window")
+    func kioskHoldsTheKeyboard() throws {
+        let files = try Self.files(); defer { files.remove() }
+        let server = try Xvfb(width: 200, height: 150); defer { server.stop() }
+        let manager = try WindowManager(server: server); defer { manager.stop() }
+        // Another client's window to switch to.
+        let xmessage = try #require(Xvfb.find("xmessage"), "xmessage (x11-utils) is not installed")
+        let other = try Xvfb.spawn(xmessage, ["another window"], environment: server.environment.map { "\($0.key)=\($0.value)" })
+        defer { kill(other, SIGKILL); var status: Int32 = 0; waitpid(other, &status, 0) }
+        _ = try server.xdotool("search", "--sync", "--onlyvisible", "--classname", "xmessage")
+        let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.eventNames.contains("ready") })
+        func active() -> UInt? { (try? server.xdotool("getactivewindow")).flatMap { UInt($0.trimmingCharacters(in: .whitespacesAndNewlines)) } }
+        #expect(waitUntil { active() == window }, "the kiosk is active: \(String(describing: active()))")
+        try server.xdotool("key", "alt+Tab")
+        usleep(500_000)
+        #expect(active() == window, "Alt+Tab went to the window manager: \(String(describing: active())) is active")
+        try server.press("ctrl+alt+shift+q", in: window)
+        #expect(app.wait() == 0)
+    }
+
     @Test("the outcome log survives repeated kill -9: every dealt card's record is whole and counted")
     func logSurvivesKill() throws {
         let files = try Self.files(); defer { files.remove() }

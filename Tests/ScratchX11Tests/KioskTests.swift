@@ -168,6 +168,42 @@ import XvfbSupport
         #expect(!display.windowManagerOffersFullScreen)
     }
 
+    // MARK: keyboard
+
+    @Test("holdKeyboard: the grab is taken at map, no other client can take the keyboard, keys come wherever the pointer is; an unmap ends it, the next map takes it again")
+    func heldKeyboard() throws {
+        let server = try Xvfb(width: 320, height: 240)
+        defer { server.stop() }
+        let display = try X11Display(name: server.displayName)
+        let window = try X11Window(display: display, size: PixelSize(width: 100, height: 100), title: "t")
+        #expect(!window.holdKeyboard(), "nothing to grab before the window is mapped")
+        #expect(window.map())
+        _ = window.nextEvents(timeout: 0)
+        #expect(window.holdsKeyboard)
+
+        let other = try X11Display(name: server.displayName)
+        func otherGrab() -> Int32 {
+            defer { XUngrabKeyboard(other.handle, Time(CurrentTime)); other.sync() }
+            return XGrabKeyboard(other.handle, other.rootWindow, 1, GrabModeAsync, GrabModeAsync, Time(CurrentTime))
+        }
+        #expect(otherGrab() == AlreadyGrabbed)
+
+        // The pointer far outside the window: with no window manager the focus follows
+        // it to the root, but the keys still come here.
+        try server.xdotool("mousemove", "300", "200", "key", "k")
+        let keys = window.collect { $0.contains { if case .key = $0 { true } else { false } } }
+        #expect(keys.contains { if case .key(let key, _) = $0 { key == .other("k") } else { false } }, "\(keys)")
+
+        window.unmap()
+        _ = window.collect { _ in !window.holdsKeyboard }
+        #expect(!window.holdsKeyboard)
+        #expect(otherGrab() == GrabSuccess)
+        #expect(window.map())
+        _ = window.nextEvents(timeout: 0)
+        #expect(window.holdsKeyboard, "taken again at the next map")
+        #expect(otherGrab() == AlreadyGrabbed)
+    }
+
     // MARK: cursor
 
     @Test func hiddenCursorIsInvisibleOverTheWindowAndComesBack() throws {

@@ -23,12 +23,22 @@ public final class WindowManager {
         guard let made = mkdtemp(&template) else { throw XvfbError("mkdtemp failed") }
         folder = String(cString: made)
         let rc = folder + "/rc.xml"
-        // Defaults for everything; one desktop, no margins, so full screen is the whole screen.
+        // Defaults for everything; one desktop, no margins, so full screen is the whole
+        // screen; and Alt+Tab switches windows, the binding of openbox's own default
+        // configuration that a kiosk must not let a visitor use.
         let config = """
             <?xml version="1.0" encoding="UTF-8"?>
             <openbox_config xmlns="http://openbox.org/3.4/rc">
               <desktops><number>1</number></desktops>
               <margins><top>0</top><bottom>0</bottom><left>0</left><right>0</right></margins>
+              <keyboard>
+                <keybind key="A-Tab">
+                  <action name="NextWindow">
+                    <dialog>no</dialog>
+                    <finalactions><action name="Focus"/><action name="Raise"/></finalactions>
+                  </action>
+                </keybind>
+              </keyboard>
             </openbox_config>
             """
         try config.write(toFile: rc, atomically: true, encoding: .utf8)

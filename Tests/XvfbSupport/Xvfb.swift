@@ -110,7 +110,7 @@ public final class Xvfb {
     /// posix_spawn with /dev/null for standard input, output and error (and `environment`
     /// as "K=V" strings when given, else ours), and default
     /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
-    static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil) throws -> pid_t {
+    public static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -184,7 +184,7 @@ public final class Xvfb {
 
     // MARK: -
 
-    static func find(_ program: String) -> String? {
+    public static func find(_ program: String) -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") + ["/usr/bin", "/bin"] {
             let candidate = "\(directory)/\(program)"
