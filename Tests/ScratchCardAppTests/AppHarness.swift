@@ -96,6 +96,16 @@ final class RunningApp {
 
     /// The names of `events`.
     var eventNames: [String] { events.compactMap { $0["event"] as? String } }
+
+    /// The `--stats` line's `key=value` fields (on stdout; on stderr with `--events`).
+    var stats: [String: String] {
+        let text = standardOutput.contains("repaints=") ? standardOutput : standardError
+        let line = text.split(separator: "\n").last { $0.contains("repaints=") } ?? ""
+        return Dictionary(line.split(separator: " ").compactMap { pair -> (String, String)? in
+            let kv = pair.split(separator: "=", maxSplits: 1)
+            return kv.count == 2 ? (String(kv[0]), String(kv[1])) : nil
+        }, uniquingKeysWith: { _, last in last })
+    }
 }
 
 /// Polls `done` every 20 ms until it holds or `timeout` seconds pass; returns its last answer.

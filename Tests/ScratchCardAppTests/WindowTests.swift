@@ -245,10 +245,7 @@ import XvfbSupport
         _ = try server.waitForPixels(window: window) { $0[245, 100] == Self.prizeColour }
         try server.press("q", in: window)
         #expect(app.wait() == 0)
-        let fields = Dictionary(uniqueKeysWithValues: app.standardOutput.split(separator: " ").compactMap { pair -> (String, String)? in
-            let kv = pair.split(separator: "=", maxSplits: 1)
-            return kv.count == 2 ? (String(kv[0]), String(kv[1]).trimmingCharacters(in: .whitespacesAndNewlines)) : nil
-        })
+        let fields = app.stats
         let events = Int(fields["events"] ?? "") ?? 0
         let repaints = Int(fields["repaints"] ?? "") ?? 0
         let pixelsPut = Int(fields["pixels_put"] ?? "") ?? -1
@@ -258,6 +255,28 @@ import XvfbSupport
         // The first put is the whole window; the strokes after it put only their bands.
         #expect(pixelsPut > 0 && pixelsPut - windowArea < windowArea / 2, "\(app.standardOutput)")
         #expect(Int(fields["latency_p50_us"] ?? "") != nil && Int(fields["latency_p99_us"] ?? "") != nil, "\(app.standardOutput)")
+    }
+
+    @Test("a burst of resizes is laid out once or twice, not once a size, and ends at the last size")
+    func resizeBurst() throws {
+        // 4K images make each layout slow (~90 ms in a release build), so the burst's
+        // later sizes arrive while the loop is busy and are read together.
+        let card = try SolidCard(cover: Self.coverColour, prize: Self.prizeColour, size: PixelSize(width: 3840, height: 2160))
+        defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--size", "320x240", "--scale", "1", "--stats"], environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 60)
+        _ = try server.waitForPixels(window: window, timeout: 60) { $0.size.width == 320 && $0[100, 100] == Self.coverColour }
+        let sizes = (1...12).map { (320 + 20 * $0, 240 + 10 * $0) }
+        _ = try server.run("xdotool", sizes.flatMap { ["windowsize", "\(window)", "\($0.0)", "\($0.1)"] })
+        let last = PixelSize(width: sizes.last!.0, height: sizes.last!.1)
+        let shown = try server.waitForPixels(window: window, timeout: 60) { $0.size == last && $0[last.width - 5, last.height - 5] == Self.coverColour }
+        #expect(shown.size == last)
+        try server.press("q", in: window)
+        #expect(app.wait(timeout: 60) == 0)
+        let relayouts = Int(app.stats["relayouts"] ?? "") ?? -1
+        #expect((1...4).contains(relayouts), "12 sizes, \(relayouts) layouts: \(app.standardOutput)")
+        #expect(app.stats["window"] == "\(last)", "\(app.standardOutput)")
     }
 
     @Test("--record writes the gesture as a trace that render replays to the same card")
