@@ -125,6 +125,14 @@ public enum PNGFile {
                     for i in stride(from: 0, to: count, by: 4) {
                         let a = UInt32(src[i + 3])
                         if a == 0 { continue }
+                        if a == 65535 {
+                            // Opaque, as most pixels are: nothing to unpremultiply.
+                            dst[i] = table[Int(src[i])]
+                            dst[i + 1] = table[Int(src[i + 1])]
+                            dst[i + 2] = table[Int(src[i + 2])]
+                            dst[i + 3] = 255
+                            continue
+                        }
                         dst[i + 3] = UInt8((a * 255 + 32767) / 65535)
                         for c in 0..<3 {
                             // Straight linear value in 0...65535, rounded.
