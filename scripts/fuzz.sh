@@ -17,21 +17,22 @@ seconds=${2:-600}
 out=.build/fuzz/$name
 mkdir -p "$out/corpus" "Fuzz/$name/found"
 flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld)
+core=(-I Sources/CMemoryHints Sources/ScratchCore/*.swift)   # the core and its one C header
 
 case "$name" in
   png)
     # ScratchCore as a static library and module, then ScratchImage + the target.
     swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
-      -emit-library -static -o "$out/libScratchCore.a" Sources/ScratchCore/*.swift
+      -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
     pngcflags=()
     for f in $(pkg-config --cflags libpng); do pngcflags+=(-Xcc "$f"); done
-    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG "${pngcflags[@]}" \
+    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CMemoryHints "${pngcflags[@]}" \
       Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
       -L "$out" -lScratchCore $(pkg-config --libs libpng) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
   trace|config|deck|replay)
-    swiftc "${flags[@]}" -module-name ScratchCore Sources/ScratchCore/*.swift "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
+    swiftc "${flags[@]}" -module-name ScratchCore "${core[@]}" "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
     max_len=16384
     ;;
   *) echo "unknown fuzz target $name" >&2; exit 2 ;;
