@@ -10,28 +10,22 @@
 #        SCRATCHCARD=path/to/scratchcard runs another build (an older one, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/xvfb.sh
 rounds=${1:-5}
 bin=${SCRATCHCARD:-$(swift build -c release --show-bin-path)/scratchcard}
 [ -x "$bin" ] || { echo "deal-bench: build first: swift build -c release" >&2; exit 2; }
 work=$(mktemp -d /tmp/deal-bench.XXXXXX)
-xvfb_pid=""; app_pid=""
+app_pid=""
 cleanup() {
   [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
-  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  stop_xvfb
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$work/cover4k.png"
-convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$work/prize4k.png"
+make_4k_pngs "$work"
 
-# A private Xvfb on the first free display from :60.
-n=60
-while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
-xvfb_pid=$!
-export DISPLAY=":$n"
-for _ in $(seq 100); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.05; done
+start_xvfb 1920x1080
 
 "$bin" --stats --cover "$work/cover4k.png" --prize "$work/prize4k.png" --size 1920x1080 --scale 1 --brush 10 \
   > "$work/stats.txt" 2> "$work/stderr.txt" &

@@ -8,6 +8,7 @@
 #   scripts/soak-window.sh [EVENTS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/xvfb.sh
 events=${1:-100000}
 batch=10000
 # SOAK_NEW_CARD=0: keep one card (no `r`), to tell per-event growth from per-card churn.
@@ -17,20 +18,14 @@ swift build -c release --product scratchcard >/dev/null
 bin=$(swift build -c release --show-bin-path)/scratchcard
 work=$(mktemp -d /tmp/scratchcard-soak.XXXXXX)
 
-n=170
-while [ -e /tmp/.X11-unix/X$n ] || [ -e /tmp/.X$n-lock ]; do n=$((n + 1)); done
-Xvfb :$n -screen 0 1920x1080x24 -nolisten tcp -noreset >/dev/null 2>&1 &
-xvfb=$!
 app=
 cleanup() {
   [ -n "$app" ] && kill -9 "$app" 2>/dev/null || true
-  kill "$xvfb" 2>/dev/null || true
-  wait 2>/dev/null || true
+  stop_xvfb
   rm -rf "$work"
 }
 trap cleanup EXIT
-export DISPLAY=:$n
-for _ in $(seq 100); do [ -S /tmp/.X11-unix/X$n ] && break; sleep 0.05; done
+start_xvfb 1920x1080 170
 
 "$bin" --size 1280x720 --scale 1 --brush 20 --reveal-at 100 --stats >"$work/out" 2>"$work/err" &
 app=$!

@@ -18,29 +18,19 @@
 # like a 1000 Hz mouse (xdotool's sleep between moves: about 900 a second), and all arrive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/lib/xvfb.sh
 events=${1:-100000}
 bin=$(swift build -c release --show-bin-path)/scratchcard
 [ -x "$bin" ] || { echo "window-bench: build first: swift build -c release" >&2; exit 2; }
 work=$(mktemp -d /tmp/window-bench.XXXXXX)
-xvfb_pid=""; app_pid=""
+app_pid=""
 cleanup() {
   [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
-  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
+  stop_xvfb
   rm -rf "$work"
 }
 trap cleanup EXIT
 
-# A private Xvfb on the first free display from :60.
-start_xvfb() {   # WxH
-  local n=60
-  while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-  Xvfb ":$n" -screen 0 "${1}x24" -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  export DISPLAY=":$n"
-  for _ in $(seq 100); do [ -e "/tmp/.X11-unix/X$n" ] && return 0; sleep 0.05; done
-  echo "window-bench: Xvfb did not start" >&2; exit 1
-}
-stop_xvfb() { kill "$xvfb_pid"; wait "$xvfb_pid" 2>/dev/null || true; xvfb_pid=""; }
 
 # Starts scratchcard --stats with the given options; sets app_pid and window.
 start_app() {
@@ -99,8 +89,7 @@ echo "window=1920x1080 driven=$events events=$handled repaints=$(field repaints)
   "peak_rss_kb=$hwm_kb idle_cpu_ticks_5s=$idle_ticks shm=$(field shm)"
 
 # --- start-up -------------------------------------------------------------------
-convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$work/cover4k.png"
-convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$work/prize4k.png"
+make_4k_pngs "$work"
 startup() {   # label, screen size, options...
   local label=$1 screen=$2; shift 2
   start_xvfb "$screen"

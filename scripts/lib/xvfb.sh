@@ -1,0 +1,32 @@
+# Shared by the benchmark and soak scripts (sourced, not run): a private Xvfb and the
+# 4K test images. Needs xvfb, xdotool and imagemagick's convert.
+
+xvfb_pid=""
+
+# start_xvfb WxH [FIRST]: a private Xvfb at WxH on the first free display from :FIRST
+# (default 60); sets xvfb_pid, exports DISPLAY, returns once the server answers.
+start_xvfb() {
+  local n=${2:-60}
+  while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+  Xvfb ":$n" -screen 0 "${1}x24" -nolisten tcp -noreset >/dev/null 2>&1 &
+  xvfb_pid=$!
+  export DISPLAY=":$n"
+  for _ in $(seq 100); do xdotool getdisplaygeometry >/dev/null 2>&1 && return 0; sleep 0.05; done
+  echo "$(basename "$0"): Xvfb did not start" >&2
+  exit 1
+}
+
+# stop_xvfb: ends the server start_xvfb started, and waits for it.
+stop_xvfb() {
+  [ -n "$xvfb_pid" ] || return 0
+  kill "$xvfb_pid" 2>/dev/null || true
+  wait "$xvfb_pid" 2>/dev/null || true
+  xvfb_pid=""
+}
+
+# make_4k_pngs DIR: DIR/cover4k.png, a noisy grey gradient (about 35 MB: slow to inflate,
+# as a photographed foil would be), and DIR/prize4k.png, a radial gradient; both 8-bit.
+make_4k_pngs() {
+  convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$1/cover4k.png"
+  convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$1/prize4k.png"
+}
