@@ -12,16 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/xvfb.sh
 rounds=${1:-5}
-bin=${SCRATCHCARD:-$(swift build -c release --show-bin-path)/scratchcard}
-[ -x "$bin" ] || { echo "deal-bench: build first: swift build -c release" >&2; exit 2; }
-work=$(mktemp -d /tmp/deal-bench.XXXXXX)
-app_pid=""
-cleanup() {
-  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
-  stop_xvfb
-  rm -rf "$work"
-}
-trap cleanup EXIT
+setup_bench deal-bench
 
 make_4k_pngs "$work"
 

@@ -11,6 +11,7 @@
 #
 # usage: scripts/window-bench.sh [EVENTS]      (default 100000; needs a release build:
 #        swift build -c release; and xvfb, xdotool, imagemagick's convert)
+#        SCRATCHCARD=path/to/scratchcard runs another build (an older one, to compare).
 #
 # By default xdotool sends the motions as fast as it can: a flood, which the server
 # itself thins (motion events queued before it dispatches them are merged: about half
@@ -20,17 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/xvfb.sh
 events=${1:-100000}
-bin=$(swift build -c release --show-bin-path)/scratchcard
-[ -x "$bin" ] || { echo "window-bench: build first: swift build -c release" >&2; exit 2; }
-work=$(mktemp -d /tmp/window-bench.XXXXXX)
-app_pid=""
-cleanup() {
-  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
-  stop_xvfb
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
+setup_bench window-bench
 
 # Starts scratchcard --stats with the given options; sets app_pid and window.
 start_app() {

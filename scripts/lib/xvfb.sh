@@ -30,3 +30,20 @@ make_4k_pngs() {
   convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$1/cover4k.png"
   convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$1/prize4k.png"
 }
+
+# setup_bench NAME: sets bin (the release scratchcard, or $SCRATCHCARD to run another
+# build) and work (a fresh folder), and traps the exit to end $app_pid and the Xvfb and
+# remove the folder.
+setup_bench() {
+  bin=${SCRATCHCARD:-$(swift build -c release --show-bin-path)/scratchcard}
+  [ -x "$bin" ] || { echo "$1: build first: swift build -c release" >&2; exit 2; }
+  work=$(mktemp -d "/tmp/$1.XXXXXX")
+  app_pid=""
+  trap end_bench EXIT
+}
+
+end_bench() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  stop_xvfb
+  rm -rf "$work"
+}
