@@ -1,3 +1,4 @@
+import Dispatch
 import ScratchAssets
 import ScratchCore
 import ScratchImage
@@ -8,8 +9,12 @@ struct CardImages: Sendable {
     var prize: RGBAImage
 
     static func load(cover: String?, prize: String?) throws(ImageError) -> CardImages {
-        CardImages(cover: try loadImage(cover, builtIn: ScratchAssets.coverURL?.path, what: "cover"),
-                   prize: try loadImage(prize, builtIn: ScratchAssets.prizeURL?.path, what: "prize"))
+        // Both decodes at once, the prize's on another thread: at 4K each is mostly
+        // zlib's inflate, and the machine has more than one core.
+        let prizeJob = Job { () throws(ImageError) in try loadImage(prize, builtIn: ScratchAssets.prizeURL?.path, what: "prize") }
+        let coverImage = Result { () throws(ImageError) in try loadImage(cover, builtIn: ScratchAssets.coverURL?.path, what: "cover") }
+        let prizeImage = prizeJob.result()
+        return CardImages(cover: try coverImage.get(), prize: try prizeImage.get())
     }
 
     private static func loadImage(_ path: String?, builtIn: String?, what: String) throws(ImageError) -> RGBAImage {
@@ -18,10 +23,12 @@ struct CardImages: Sendable {
         return try PNGFile.read(path: builtIn)
     }
 
-    /// Both images scaled to fill `size`, centred (a no-op at the same size).
+    /// Both images scaled to fill `size`, centred (a no-op at the same size); the prize
+    /// on another thread meanwhile.
     func filling(_ size: PixelSize) -> CardImages {
-        CardImages(cover: cover.size == size ? cover : cover.scaledToFill(size),
-                   prize: prize.size == size ? prize : prize.scaledToFill(size))
+        let prize = self.prize
+        let prizeJob = Job { () -> RGBAImage in prize.size == size ? prize : prize.scaledToFill(size) }
+        return CardImages(cover: cover.size == size ? cover : cover.scaledToFill(size), prize: prizeJob.result().get())
     }
 }
 
@@ -62,4 +69,23 @@ func fileStem(_ path: String) -> String {
     let name = path.split(separator: "/").last.map(String.init) ?? path
     guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
     return String(name[..<dot])
+}
+
+/// Work started on another thread at once; `result()` waits for it.
+private final class Job<Value: Sendable, Failure: Error>: @unchecked Sendable {
+    // Written once by the worker before it signals, read only after the wait.
+    private var outcome: Result<Value, Failure>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
+        DispatchQueue.global(qos: .userInitiated).async {
+            self.outcome = Result(catching: work)
+            self.done.signal()
+        }
+    }
+
+    func result() -> Result<Value, Failure> {
+        done.wait()
+        return outcome!
+    }
 }
