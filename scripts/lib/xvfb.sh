@@ -27,6 +27,7 @@ stop_xvfb() {
 # make_4k_pngs DIR: DIR/cover4k.png, a noisy grey gradient (about 35 MB: slow to inflate,
 # as a photographed foil would be), and DIR/prize4k.png, a radial gradient; both 8-bit.
 make_4k_pngs() {
+  command -v convert >/dev/null || { echo "$(basename "$0"): needs imagemagick's convert: apt-get install imagemagick" >&2; exit 2; }
   convert -size 3840x2160 gradient:'#d8d8d8-#707070' -attenuate 0.3 +noise Uniform -depth 8 "$1/cover4k.png"
   convert -size 3840x2160 radial-gradient:'#ffd700-#8b008b' -depth 8 "$1/prize4k.png"
 }
