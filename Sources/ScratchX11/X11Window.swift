@@ -156,6 +156,11 @@ public final class X11Window {
             XNextEvent(d, &event)
             if let translated = translate(&event) { events.append(translated) }
         }
+        // A burst of sizes (a window dragged larger) comes out as its last one: each
+        // re-lays out a card (~90 ms with 4K images) and only the last counts.
+        if let last = events.lastIndex(where: \.isResize) {
+            events = events.enumerated().filter { !$0.element.isResize || $0.offset == last }.map(\.element)
+        }
         return events
     }
 
@@ -285,6 +290,7 @@ public enum WindowEvent: Equatable, Sendable {
     /// This area must be repainted (`Expose`).
     case expose(PixelRect)
     /// The window has a new size (`ConfigureNotify`); `X11Window.size` already has it.
+    /// One call of `nextEvents` returns at most one, the latest.
     case resized(PixelSize)
     /// A key was pressed (`KeyPress`), with the modifiers held at the time (the
     /// event's `state`: Shift, Control, Mod1 as Alt, Mod4 as Super; Caps Lock and Num
@@ -305,6 +311,10 @@ public enum WindowEvent: Equatable, Sendable {
     case touchUpdate(id: Int, at: Point)
     /// A finger left the surface (`XI_TouchEnd`); `at` is where it was last.
     case touchEnd(id: Int, at: Point)
+}
+
+extension WindowEvent {
+    var isResize: Bool { if case .resized = self { true } else { false } }
 }
 
 /// The keys the card responds to; `other` carries the keysym's name (`XKeysymToString`).

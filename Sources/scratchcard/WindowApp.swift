@@ -134,13 +134,7 @@ final class WindowApp {
             let timeout = nextWake(now: now).map { Swift.max(0, $0 - now) }
             let events = window.nextEvents(timeout: timeout, alsoWaitingOn: signals, cardMaker.wakeDescriptor)
             let woke = monotonicMicroseconds()
-            // A burst of resizes (a window dragged larger) re-lays the card out once, at
-            // the last size: with 4K images each re-layout takes ~90 ms.
-            let lastResize = events.lastIndex { if case .resized = $0 { true } else { false } }
-            for (index, event) in events.enumerated() {
-                if case .resized = event, index != lastResize { continue }
-                try handle(event)
-            }
+            for event in events { try handle(event) }
             collectMadeCard()
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
