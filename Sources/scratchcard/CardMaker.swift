@@ -172,15 +172,9 @@ private final class Handoff: @unchecked Sendable {
     private var slot: Outcome?
 
     init() {
-        var ends: [Int32] = [-1, -1]
-        if pipe(&ends) == 0 {
-            for end in ends {
-                _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-                _ = fcntl(end, F_SETFL, O_NONBLOCK)
-            }
-        }
-        readEnd = ends[0]
-        writeEnd = ends[1]
+        let ends = wakePipe()
+        readEnd = ends?.read ?? -1
+        writeEnd = ends?.write ?? -1
     }
 
     deinit {

@@ -13,14 +13,9 @@ enum TerminationSignals {
     /// Installs the handlers once; returns the descriptor to poll.
     static func install() -> Int32 {
         if readEnd.load(ordering: .relaxed) >= 0 { return readEnd.load(ordering: .relaxed) }
-        var ends: [Int32] = [-1, -1]
-        guard pipe(&ends) == 0 else { return -1 }
-        for end in ends {
-            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
-            _ = fcntl(end, F_SETFL, O_NONBLOCK)
-        }
-        readEnd.store(ends[0], ordering: .relaxed)
-        writeEnd.store(ends[1], ordering: .relaxed)
+        guard let ends = wakePipe() else { return -1 }
+        readEnd.store(ends.read, ordering: .relaxed)
+        writeEnd.store(ends.write, ordering: .relaxed)
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { signal in
             var number = UInt8(truncatingIfNeeded: signal)
@@ -37,7 +32,7 @@ enum TerminationSignals {
         // A parent may have started us with these blocked (some process launchers do):
         // they must get through.
         sigprocmask(SIG_UNBLOCK, &handled, nil)
-        return ends[0]
+        return ends.read
     }
 
     /// The first signal that arrived since the last call, if any.
@@ -56,4 +51,18 @@ enum TerminationSignals {
         default: "signal \(signal)"
         }
     }
+}
+
+/// A pipe for waking the run loop from elsewhere (a signal handler, a worker thread): a
+/// byte written to `write` makes `read` readable beside the X connection. Both ends are
+/// non-blocking (a full pipe drops the byte, an empty one reads nothing) and closed on
+/// exec. Nil when no pipe can be made.
+func wakePipe() -> (read: Int32, write: Int32)? {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return nil }
+    for end in ends {
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    }
+    return (ends[0], ends[1])
 }
