@@ -169,20 +169,26 @@ enum Compositor {
         to.storeBytes(of: from.loadUnaligned(as: UInt32.self), as: UInt32.self)
     }
 
-    /// One pixel: a copy at 0 or 255, else all four bytes blended in 16-bit lanes (SWAR).
+    /// One pixel: a copy at 0 or 255, else blended.
     @inline(__always)
     static func blendPixel(_ t: UInt64, _ source: UnsafeRawPointer, _ out: UnsafeMutableRawPointer) {
         switch t {
         case 0: copy(source, out)
         case 255: copy(source + 4, out)
-        default:
-            let pair = source.loadUnaligned(as: UInt64.self)
-            let c = spread(UInt32(truncatingIfNeeded: pair))
-            let p = spread(UInt32(truncatingIfNeeded: pair >> 32))
-            let x = c &* (255 &- t) &+ p &* t &+ 0x0080_0080_0080_0080
-            let rounded = ((x &+ ((x >> 8) & 0x00FF_00FF_00FF_00FF)) >> 8) & 0x00FF_00FF_00FF_00FF
-            out.storeBytes(of: pack(rounded), as: UInt32.self)
+        default: blend(t, source, out)
         }
+    }
+
+    /// One pixel, all four bytes blended in 16-bit lanes of a 64-bit word (SWAR), with
+    /// no branch on `t`: exact at 0 and 255 too, only slower there than a copy.
+    @inline(__always)
+    static func blend(_ t: UInt64, _ source: UnsafeRawPointer, _ out: UnsafeMutableRawPointer) {
+        let pair = source.loadUnaligned(as: UInt64.self)
+        let c = spread(UInt32(truncatingIfNeeded: pair))
+        let p = spread(UInt32(truncatingIfNeeded: pair >> 32))
+        let x = c &* (255 &- t) &+ p &* t &+ 0x0080_0080_0080_0080
+        let rounded = ((x &+ ((x >> 8) & 0x00FF_00FF_00FF_00FF)) >> 8) & 0x00FF_00FF_00FF_00FF
+        out.storeBytes(of: pack(rounded), as: UInt32.self)
     }
 
     /// Four bytes into the low bytes of four 16-bit lanes.

@@ -78,9 +78,17 @@ public struct Mask {
     /// with a coordinate that is not a number changes nothing.
     @discardableResult
     public mutating func stroke(from a: Point, to b: Point, brush: Brush) -> PixelRect {
+        var painter = MaskOnly()
+        return stroke(from: a, to: b, brush: brush, painter: &painter)
+    }
+
+    /// Strokes like `stroke(from:to:brush:)` and paints each pixel it changes straight
+    /// away through `painter`, instead of keeping it as damage for a later composite.
+    mutating func stroke<Painter: StrokePainter>(from a: Point, to b: Point, brush: Brush,
+                                                 painter: inout Painter) -> PixelRect {
         guard !a.x.isNaN, !a.y.isNaN, !b.x.isNaN, !b.y.isNaN else { return .empty }
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage.stroke(from: a, to: b, radius: brush.radius, size: size)
+        return storage.stroke(from: a, to: b, radius: brush.radius, size: size, painter: &painter)
     }
 
     /// Reveals every pixel; returns the rectangle that changed.
@@ -245,8 +253,10 @@ final class MaskStorage {
     /// The brush, row by row: each row's span within reach of the segment is computed
     /// directly; its inner part (coverage 1) is filled 8 bytes at a time, and only the
     /// anti-aliased ends need a distance per pixel. A stroke that continues the last one
-    /// skips what that one already revealed (see `continues`).
-    func stroke(from a: Point, to b: Point, radius r: Double, size: PixelSize) -> PixelRect {
+    /// skips what that one already revealed (see `continues`). The painter is told each
+    /// row's columns while planning, each edge pixel's value, and the inside it filled.
+    func stroke<Painter: StrokePainter>(from a: Point, to b: Point, radius r: Double, size: PixelSize,
+                                        painter: inout Painter) -> PixelRect {
         let width = size.width, height = size.height
         let outer = r + 0.5                 // coverage > 0 strictly inside this distance
         let inner = r - 0.5                 // coverage is 1 within this distance
@@ -346,6 +356,7 @@ final class MaskStorage {
                     scratch_prefetch_write(base + (row &* width &+ first))
                     scratch_prefetch_write(base + (row &* width &+ last))
                 }
+                if first <= last { painter.prefetch(row: row, first: first, last: last) }
                 let k = (row &- firstRow) &* 4
                 plan[k] = Int32(truncatingIfNeeded: first)
                 plan[k &+ 1] = Int32(truncatingIfNeeded: last)
@@ -375,7 +386,9 @@ final class MaskStorage {
                     let n = nearestInt(scaled)
                     let value = Double(n) > scaled ? n &- 1 : n
                     let grew = value > Int(old)
-                    line[x] = grew ? UInt8(truncatingIfNeeded: value) : old
+                    let now = grew ? UInt8(truncatingIfNeeded: value) : old
+                    line[x] = now
+                    painter.blend(row: row, x: x, value: now)
                     // The count of pixels >= 128 goes up by one when the top bit turns on.
                     revealedNow &+= grew ? (value &>> 7) &- Int(old &>> 7) : 0
                     rowMin = grew ? Swift.min(rowMin, x) : rowMin
@@ -423,6 +436,7 @@ final class MaskStorage {
                                 if old != 255 {
                                     if old < 128 { revealedNow += 1 }
                                     line[i] = 255
+                                    painter.blend(row: row, x: i, value: 255)
                                     fillMin = Swift.min(fillMin, i)
                                     rowMax = Swift.max(rowMax, i)
                                 }
@@ -431,13 +445,17 @@ final class MaskStorage {
                         }
                     }
                     rowMin = Swift.min(rowMin, fillMin)
-                    if lastAt >= 0 { rowMax = Swift.max(rowMax, lastAt &+ 7 &- lastMissing.leadingZeroBitCount &>> 3) }
+                    if lastAt >= 0 {
+                        let fillMax = lastAt &+ 7 &- lastMissing.leadingZeroBitCount &>> 3
+                        rowMax = Swift.max(rowMax, fillMax)
+                        painter.reveal(row: row, first: fillMin, last: fillMax)
+                    }
                     x = end
                 }
                 while x <= last { edge(x); x &+= 1 }
 
                 if rowMin <= rowMax {
-                    addDamage(row: row, first: rowMin, last: rowMax)
+                    if !Painter.paints { addDamage(row: row, first: rowMin, last: rowMax) }
                     minX = Swift.min(minX, rowMin)
                     maxX = Swift.max(maxX, rowMax)
                     if minY == Int.max { minY = row }
@@ -445,7 +463,7 @@ final class MaskStorage {
                 }
             }
         }
-        if minY <= maxY {
+        if minY <= maxY && !Painter.paints {
             damagedRows = damagedRows.isEmpty ? minY..<(maxY + 1)
                 : Swift.min(damagedRows.lowerBound, minY)..<Swift.max(damagedRows.upperBound, maxY + 1)
         }

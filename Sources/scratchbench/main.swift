@@ -1,7 +1,8 @@
 // scratchbench: replays stroke traces through the engine with no window and prints one
 // line of key=value figures per trace and mode (DESIGN.md, Performance).
 //
-//   mode=dirty  strokes the mask and composites the dirty rectangle of every event;
+//   mode=dirty  strokes the mask and composites the pixels each event changed, as the
+//               window does (on a 4K canvas the strokes paint them as they go);
 //   mode=full   the same, but composites the whole canvas per event, as the iOS views
 //               this grew from redraw the whole view on every touch.
 //
@@ -12,7 +13,8 @@
 // dirty line carries `ratio=` (cairo's ns per event over ours). The dirty line also
 // carries the memory floor: `bytes_per_event` (mask bytes the brush visited and the
 // bytes it changed, plus per composited pixel its mask byte, its 8-byte cover/prize
-// pair and its 4 framebuffer bytes), `copy_gbps` (a 256 MiB memcpy in this process,
+// pair and its 4 framebuffer bytes; a pixel the stroke painted as it went has no mask
+// byte read again), `copy_gbps` (a 256 MiB memcpy in this process,
 // best of 5, bytes copied per second) and `floor_ratio`, our ns per event over the time
 // to move bytes_per_event at that rate (a memcpy reads and writes each byte: the rate at
 // which it touches bytes is 2 x copy_gbps).
@@ -113,6 +115,8 @@ func testImages(_ size: PixelSize) -> (cover: RGBAImage, prize: RGBAImage) {
 struct Run {
     var eventNanoseconds: [UInt64] = []
     var compositedPixels = 0
+    /// Of those, the pixels the strokes painted as they went.
+    var paintedPixels = 0
     var brushBytes = 0
     var revealed = 0.0
     var total: UInt64 { eventNanoseconds.reduce(0, +) }
@@ -135,17 +139,19 @@ func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuf
             canvas.penUp()
             continue
         case .down(let p):
-            dirty = canvas.penDown(at: p)
+            dirty = canvas.penDown(at: p, drawingInto: mode == .dirty ? framebuffer : nil)
         case .move(let p):
             guard canvas.isPenDown else { continue }
-            dirty = canvas.penMove(to: p)
+            dirty = canvas.penMove(to: p, drawingInto: mode == .dirty ? framebuffer : nil)
         }
         switch mode {
         case .dirty:
             // Only the pixels whose mask changed: a subset of the dirty rectangle, and
             // all of it that needs new pixels.
             _ = dirty
-            run.compositedPixels += canvas.compositeChanges(into: framebuffer).pixels
+            let written = canvas.compositeChanges(into: framebuffer)
+            run.compositedPixels += written.pixels
+            run.paintedPixels += written.painted
         case .full:
             canvas.composite(whole, into: framebuffer)
             run.compositedPixels += whole.area
@@ -284,8 +290,12 @@ for path in options.traces {
             let events = Double(Swift.max(run.eventNanoseconds.count, 1))
             // The brush reads the bytes it visits and writes the ones it changes (the
             // damage spans, composited below); the compositor reads a mask byte and an
-            // 8-byte pair and writes 4 bytes per pixel.
-            let bytes = (Double(run.brushBytes) + Double(run.compositedPixels) * (1 + 1 + 8 + 4)) / events
+            // 8-byte pair and writes 4 bytes per pixel; a pixel the stroke painted, the
+            // same but the mask byte, whose value the brush held. Lines the 4K painter
+            // asks for ahead (the next stroke's, by this one's motion) count when that
+            // stroke uses them; where the pen turned they are not counted.
+            let bytes = (Double(run.brushBytes) + Double(run.compositedPixels) * (1 + 1 + 8 + 4)
+                         - Double(run.paintedPixels)) / events
             let floorNs = bytes / (2 * copyBytesPerSecond) * 1e9
             line.append(("bytes_per_event", "\(Int(bytes.rounded()))"))
             line.append(("copy_gbps", format3(copyBytesPerSecond / 1e9)))

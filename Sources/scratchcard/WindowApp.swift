@@ -8,6 +8,8 @@ import ScratchX11
 /// animation frame), drain every pending event (a burst of motion becomes strokes into
 /// the mask), then composite what changed and put it on screen in one request, never
 /// writing into an image the server may still be reading (DESIGN.md, The display loop).
+/// On a canvas over 4 million pixels the strokes write their pixels into the image
+/// themselves while it is free (`drawable`), and the repaint only puts them.
 final class WindowApp {
     let options: WindowOptions
     let display: X11Display
@@ -156,11 +158,11 @@ final class WindowApp {
             touched()
             guard session.acceptsScratches else { return }
             emit(session.pressed())
-            stroke(canvas.penDown(at: point))
+            stroke(canvas.penDown(at: point, drawingInto: drawable))
             record(.down(point))
         case .motion(let point, _) where canvas.isPenDown(0):
             touched()
-            stroke(canvas.penMove(to: point))
+            stroke(canvas.penMove(to: point, drawingInto: drawable))
             record(.move(point))
         case .release(let button, _, _) where button == 1:
             touched()
@@ -174,11 +176,11 @@ final class WindowApp {
             touched()
             guard session.acceptsScratches, let pen = fingers.begin(id) else { return }
             emit(session.pressed())
-            stroke(canvas.penDown(at: point, pen: pen))
+            stroke(canvas.penDown(at: point, pen: pen, drawingInto: drawable))
         case .touchUpdate(let id, let point):
             touched()
             guard let pen = fingers.pen(of: id), canvas.isPenDown(pen) else { return }
-            stroke(canvas.penMove(to: point, pen: pen))
+            stroke(canvas.penMove(to: point, pen: pen, drawingInto: drawable))
         case .touchEnd(let id, _):
             touched()
             if let pen = fingers.end(id) { canvas.penUp(pen: pen) }
@@ -211,6 +213,10 @@ final class WindowApp {
     func record(_ record: Trace.Record) {
         if options.record != nil { recording.append(record) }
     }
+
+    /// Where a stroke may paint the pixels it changes at once (a 4K canvas does): the
+    /// framebuffer, unless the server may still be reading it.
+    var drawable: Framebuffer? { surface.canDraw ? surface.framebuffer : nil }
 
     /// A stroke went into the mask: count it, and the reveal meter may have news.
     func stroke(_ dirty: PixelRect) {

@@ -64,6 +64,38 @@ import XvfbSupport
         #expect(app.wait() == 0)
     }
 
+    @Test("a card over 4 million pixels paints as it strokes: the same band and edge, put in small pieces")
+    func largeCardPaintsAsItStrokes() throws {
+        // 2100 x 2000 = 4.2 million pixels: past the canvas size where strokes paint
+        // straight into the shared image instead of leaving damage for the repaint.
+        let size = PixelSize(width: 2100, height: 2000)
+        let card = try SolidCard(cover: Self.coverColour, prize: Self.prizeColour, size: size); defer { card.remove() }
+        let server = try Xvfb(width: size.width, height: size.height); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--stats"], environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        let before = try server.waitForPixels(window: window, timeout: 30) { $0[150, 100] == Self.coverColour }
+        #expect(before.size == size)
+        try server.drag(window: window, from: (50, 100), through: [(150, 100), (250, 100), (400, 250)])
+        let image = try server.waitForPixels(window: window, timeout: 30) {
+            $0[150, 100] == Self.prizeColour && $0[400, 250] == Self.prizeColour
+        }
+        for y in 91...109 { #expect(image[150, y] == Self.prizeColour, "row \(y)") }
+        #expect(image[150, 110] == Self.blended(128) && image[150, 90] == Self.blended(128))
+        #expect(image[150, 111] == Self.coverColour && image[150, 89] == Self.coverColour)
+        #expect(image[38, 100] == Self.coverColour && image[41, 100] == Self.prizeColour)
+        // The diagonal to (400, 250): its middle revealed, 21 px beside it untouched.
+        #expect(image[325, 175] == Self.prizeColour && image[325, 145] == Self.coverColour)
+        for (x, y) in [(0, 0), (2099, 1999), (2099, 0), (0, 1999), (1000, 200)] {
+            #expect(image[x, y] == Self.coverColour, "(\(x), \(y))")
+        }
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        // The first put is the whole window; the strokes after it put only what they
+        // changed (all of it lies within 380 x 180 pixels).
+        let pixelsPut = Int(app.stats["pixels_put"] ?? "") ?? -1
+        #expect(pixelsPut > size.pixelCount && pixelsPut - size.pixelCount < 380 * 180, "\(app.standardOutput)")
+    }
+
     @Test("a 192 dpi screen doubles the band; Xft.dpi wins over the screen; --scale wins over both")
     func dpiScalesTheBrush() throws {
         let card = try Self.card(); defer { card.remove() }

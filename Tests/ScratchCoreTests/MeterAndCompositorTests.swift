@@ -160,13 +160,123 @@ struct CompositorTests {
         canvas.penDown(at: Point(x: 20, y: 20))
         for step in 0..<60 {
             let dirty = canvas.penMove(to: Point(x: rng.double(in: -10...160), y: rng.double(in: -10...110)))
-            let (rect, pixels) = canvas.compositeChanges(into: incremental)
+            let (rect, pixels, _) = canvas.compositeChanges(into: incremental)
             #expect(rect.union(dirty) == rect || dirty.isEmpty, "step \(step)")
             #expect(pixels <= rect.area)
         }
         let full = Framebuffer(size: size, layout: .rgbx)
         canvas.composite(PixelRect(size: size), into: full)
         #expect(incremental.rgbaImage() == full.rgbaImage())
+    }
+}
+
+/// Strokes that paint the pixels they change as they go (`paintsDirectly`, as a 4K
+/// canvas does) against the damage path, on small canvases where the test sets it.
+struct DirectPaintingTests {
+    func texturedCanvas(_ size: PixelSize, radius: Double) throws -> ScratchCanvas {
+        var cover = RGBAImage(size: size, filledWith: .white)
+        var prize = RGBAImage(size: size, filledWith: .black)
+        for y in 0..<size.height {
+            for x in 0..<size.width {
+                cover[x, y] = RGBA(r: UInt8(truncatingIfNeeded: x * 3), g: UInt8(truncatingIfNeeded: y * 5), b: 99,
+                                   a: x % 17 == 0 ? 128 : 255)
+                prize[x, y] = RGBA(r: UInt8(truncatingIfNeeded: 255 - x), g: 50, b: UInt8(truncatingIfNeeded: y * 2))
+            }
+        }
+        return try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: Brush(radius: radius))
+    }
+
+    /// Every pixel where two framebuffers differ.
+    func differences(_ a: RGBAImage, _ b: RGBAImage) -> [(Int, Int)] {
+        var out: [(Int, Int)] = []
+        for y in 0..<a.size.height {
+            for x in 0..<a.size.width where a[x, y] != b[x, y] { out.append((x, y)) }
+        }
+        return out
+    }
+
+    @Test("painting while stroking leaves the pixels compositing the damage would, and reports where",
+          arguments: [false, true])
+    func sameAsDamage(mixed: Bool) throws {
+        let size = PixelSize(width: 173, height: 121)
+        let painting = try texturedCanvas(size, radius: 4.5)
+        painting.paintsDirectly = true
+        let reference = try texturedCanvas(size, radius: 4.5)
+        let painted = Framebuffer(size: size, layout: .bgrx)
+        let composited = Framebuffer(size: size, layout: .bgrx)
+        painting.composite(PixelRect(size: size), into: painted)
+        reference.composite(PixelRect(size: size), into: composited)
+        var rng = SplitMix(seed: 19)
+        var before = painted.rgbaImage()
+        for step in 0..<300 {
+            // Two pens, dots and moves, some far off the canvas, brushes of many sizes;
+            // with `mixed`, one stroke in three keeps its damage (a put was in flight).
+            let pen = Int(rng.next() % 2)
+            let brush = try Brush(radius: rng.double(in: 0.4...14))
+            painting.brush = brush
+            reference.brush = brush
+            let target: Framebuffer? = mixed && step % 3 == 0 ? nil : painted
+            let point = Point(x: rng.double(in: -30...203), y: rng.double(in: -30...151))
+            if rng.next() % 6 == 0 || !painting.isPenDown(pen) {
+                painting.penDown(at: point, pen: pen, drawingInto: target)
+                reference.penDown(at: point, pen: pen)
+            } else {
+                painting.penMove(to: point, pen: pen, drawingInto: target)
+                reference.penMove(to: point, pen: pen)
+            }
+            if rng.next() % 4 == 0 {
+                let (rect, pixels, paintedPixels) = painting.compositeChanges(into: painted)
+                reference.compositeChanges(into: composited)
+                let after = painted.rgbaImage()
+                let outside = differences(before, after).filter { !rect.contains(x: $0.0, y: $0.1) }
+                #expect(outside.isEmpty, "step \(step): \(outside.count) pixels changed outside \(rect), as \(outside.prefix(3))")
+                #expect(pixels >= paintedPixels && pixels <= rect.area + paintedPixels)
+                #expect(differences(after, composited.rgbaImage()).count == 0, "step \(step)")
+                before = after
+            }
+        }
+        painting.compositeChanges(into: painted)
+        reference.compositeChanges(into: composited)
+        let maskDifferences = painting.mask.withUnsafeBytes { a in
+            reference.mask.withUnsafeBytes { b in zip(a, b).filter { $0 != $1 }.count }
+        }
+        #expect(maskDifferences == 0)
+        #expect(painting.mask.revealedPixels == reference.mask.revealedPixels)
+        #expect(differences(painted.rgbaImage(), composited.rgbaImage()).count == 0)
+        let full = Framebuffer(size: size, layout: .bgrx)
+        painting.composite(PixelRect(size: size), into: full)
+        #expect(differences(painted.rgbaImage(), full.rgbaImage()).count == 0)
+    }
+
+    @Test("a framebuffer of another size or layout is not painted: the damage is kept")
+    func otherFramebufferKeepsDamage() throws {
+        let canvas = try texturedCanvas(PixelSize(width: 40, height: 30), radius: 5)
+        canvas.paintsDirectly = true
+        for other in [Framebuffer(size: PixelSize(width: 41, height: 30), layout: .bgrx),
+                      Framebuffer(size: PixelSize(width: 40, height: 30), layout: .rgbx)] {
+            let untouched = other.rgbaImage()
+            canvas.penDown(at: Point(x: 20, y: 15), drawingInto: other)
+            canvas.penMove(to: Point(x: 30, y: 10), drawingInto: other)
+            #expect(other.rgbaImage() == untouched)
+            let (rect, pixels, painted) = canvas.compositeChanges(into: Framebuffer(size: canvas.size, layout: .bgrx))
+            #expect(painted == 0 && pixels > 0 && rect.contains(x: 20, y: 15) && rect.contains(x: 30, y: 10))
+            canvas.reset()
+        }
+    }
+
+    @Test("only a canvas over 4 million pixels paints as it strokes")
+    func paintsOnlyLargeCanvases() throws {
+        let white = { (size: PixelSize) in RGBAImage(size: size, filledWith: .white) }
+        let hd = PixelSize(width: 1920, height: 1080), uhd = PixelSize(width: 3840, height: 2160)
+        #expect(try !ScratchCanvas(cover: white(hd), prize: white(hd), layout: .bgrx, brush: Brush(radius: 4)).paintsDirectly)
+        let big = try ScratchCanvas(cover: white(uhd), prize: white(uhd), layout: .bgrx, brush: Brush(radius: 48))
+        #expect(big.paintsDirectly)
+        let framebuffer = Framebuffer(size: uhd, layout: .bgrx)
+        big.penDown(at: Point(x: 100, y: 100), drawingInto: framebuffer)
+        big.penMove(to: Point(x: 130, y: 110), drawingInto: framebuffer)
+        let (rect, pixels, painted) = big.compositeChanges(into: framebuffer)
+        #expect(painted == pixels && painted > 0 && rect.contains(x: 100, y: 100) && rect.contains(x: 130, y: 110))
+        #expect(framebuffer[110, 105] == .white && framebuffer[300, 300] == RGBA(r: 0, g: 0, b: 0))
     }
 }
 
