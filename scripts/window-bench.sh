@@ -17,10 +17,12 @@
 # itself thins (motion events queued before it dispatches them are merged: about half
 # arrive) and serves in slices between its clients. WINDOW_BENCH_PAUSE=0.001 paces them
 # like a 1000 Hz mouse (xdotool's sleep between moves: about 900 a second), and all arrive.
+# WINDOW_BENCH_SIZE=3840x2160 drives a window (and screen) of that size instead of 1920x1080.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/xvfb.sh
 events=${1:-100000}
+size=${WINDOW_BENCH_SIZE:-1920x1080}
 setup_bench window-bench
 
 # Starts scratchcard --stats with the given options; sets app_pid and window.
@@ -41,8 +43,8 @@ field() { tr ' ' '\n' < "$work/stats.txt" | sed -n "s/^$1=//p"; }
 now_ns() { date +%s%N; }
 
 # --- the window: idle CPU, then a long drag --------------------------------------
-start_xvfb 1920x1080
-start_app --size 1920x1080 --scale 1
+start_xvfb "$size"
+start_app --size "$size" --scale 1
 sleep 1
 idle_before=$(cpu_ticks "$app_pid"); sleep 5; idle_after=$(cpu_ticks "$app_pid")
 idle_ticks=$((idle_after - idle_before))
@@ -73,7 +75,7 @@ ticks_per_s=$(getconf CLK_TCK)
 handled=$(field events)
 wall_s=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", (b - a) / 1e9 }')
 cpu_s=$(awk -v a="$cpu_before" -v b="$cpu_after" -v hz="$ticks_per_s" 'BEGIN { printf "%.3f", (b - a) / hz }')
-echo "window=1920x1080 driven=$events events=$handled repaints=$(field repaints) pixels_put=$(field pixels_put)" \
+echo "window=$size driven=$events events=$handled repaints=$(field repaints) pixels_put=$(field pixels_put)" \
   "latency_p50_us=$(field latency_p50_us) latency_p99_us=$(field latency_p99_us)" \
   "events_per_s_wall=$(awk -v e="$handled" -v s="$wall_s" 'BEGIN { printf "%d", e / s }')" \
   "app_cpu_s=$cpu_s events_per_app_cpu_s=$(awk -v e="$handled" -v s="$cpu_s" 'BEGIN { printf "%d", (s > 0 ? e / s : 0) }')" \
