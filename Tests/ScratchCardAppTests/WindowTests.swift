@@ -35,6 +35,16 @@ import XvfbSupport
         return d
     }
 
+    /// The band a drag with a radius-10 brush along row 100 from x = 50 leaves: at x = 150
+    /// rows 91...109 lie within 9.5 of the row centre y = 100.5 (coverage 1), rows 90 and
+    /// 110 at 10 (coverage 0.5), 89 and 111 outside; the round cap ends 10 px before x = 50.
+    func expectBand(_ image: RGBAImage, sourceLocation: SourceLocation = #_sourceLocation) {
+        for y in 91...109 { #expect(image[150, y] == Self.prizeColour, "row \(y)", sourceLocation: sourceLocation) }
+        #expect(image[150, 110] == Self.blended(128) && image[150, 90] == Self.blended(128), sourceLocation: sourceLocation)
+        #expect(image[150, 111] == Self.coverColour && image[150, 89] == Self.coverColour, sourceLocation: sourceLocation)
+        #expect(image[38, 100] == Self.coverColour && image[41, 100] == Self.prizeColour, sourceLocation: sourceLocation)
+    }
+
     @Test("dragging reveals the prize along the path, with a smooth edge, and nothing far away")
     func dragReveals() throws {
         let card = try Self.card(); defer { card.remove() }
@@ -46,16 +56,8 @@ import XvfbSupport
         #expect(before[150, 100] == Self.coverColour)
 
         let image = try dragAcross(server, window: window)
-        // Radius 10 px around the row centre y = 100.5: rows 91...109 lie within 9.5
-        // (coverage 1); rows 90 and 110 at distance 10 (coverage 0.5); 89 and 111 outside.
-        for y in 91...109 { #expect(image[150, y] == Self.prizeColour, "row \(y)") }
-        #expect(image[150, 110] == Self.blended(128))
-        #expect(image[150, 90] == Self.blended(128))
-        #expect(image[150, 111] == Self.coverColour)
-        #expect(image[150, 89] == Self.coverColour)
-        // Round caps: beyond the end points by more than the radius nothing changed.
-        #expect(image[38, 100] == Self.coverColour && image[262, 100] == Self.coverColour)
-        #expect(image[41, 100] == Self.prizeColour && image[259, 100] == Self.prizeColour)
+        expectBand(image)
+        #expect(image[262, 100] == Self.coverColour && image[259, 100] == Self.prizeColour)
         // Far away, untouched.
         for (x, y) in [(0, 0), (299, 199), (150, 20), (150, 180), (10, 100)] {
             #expect(image[x, y] == Self.coverColour, "(\(x), \(y))")
@@ -79,10 +81,7 @@ import XvfbSupport
         let image = try server.waitForPixels(window: window, timeout: 30) {
             $0[150, 100] == Self.prizeColour && $0[400, 250] == Self.prizeColour
         }
-        for y in 91...109 { #expect(image[150, y] == Self.prizeColour, "row \(y)") }
-        #expect(image[150, 110] == Self.blended(128) && image[150, 90] == Self.blended(128))
-        #expect(image[150, 111] == Self.coverColour && image[150, 89] == Self.coverColour)
-        #expect(image[38, 100] == Self.coverColour && image[41, 100] == Self.prizeColour)
+        expectBand(image)
         // The diagonal to (400, 250): its middle revealed, 21 px beside it untouched.
         #expect(image[325, 175] == Self.prizeColour && image[325, 145] == Self.coverColour)
         for (x, y) in [(0, 0), (2099, 1999), (2099, 0), (0, 1999), (1000, 200)] {
