@@ -2,7 +2,9 @@
 // does with a trace file: any brush radius and any coordinates the parser accepts
 // (finite decimals up to 64 characters, so up to about ±1e308) reach the mask, the brush
 // and the compositor. The canvas is small and fixed (97x61) so each input is quick;
-// the events are capped at 4096. Built by scripts/fuzz.sh replay; see FUZZING.md.
+// the events are capped at 4096. Each trace is replayed twice: keeping damage, and with
+// the strokes painting as they go (the 4K path), which must leave the same pixels.
+// Built by scripts/fuzz.sh replay; see FUZZING.md.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))
@@ -24,5 +26,28 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let fraction = canvas.revealedFraction
     precondition(fraction >= 0 && fraction <= 1)
     canvas.composite(PixelRect(size: canvasSize), into: framebuffer)
+
+    // The same trace with the strokes painting as they go (the 4K path, forced on this
+    // small canvas), a third of them keeping damage as while a put is in flight: the
+    // same mask and the same pixels.
+    guard let painting = try? ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: trace.initialBrush) else {
+        preconditionFailure("a canvas of equal images")
+    }
+    painting.paintsDirectly = true
+    let painted = Framebuffer(size: canvasSize, layout: .bgrx)
+    painting.composite(PixelRect(size: canvasSize), into: painted)
+    for (i, record) in trace.records.enumerated() {
+        let target: Framebuffer? = i % 3 == 2 ? nil : painted
+        switch record {
+        case .brush(let r): if let brush = try? Brush(radius: r) { painting.brush = brush }
+        case .down(let p): painting.penDown(at: p, drawingInto: target)
+        case .move(let p): painting.penMove(to: p, drawingInto: target)
+        case .up: painting.penUp()
+        }
+        if i % 5 == 4 { _ = painting.compositeChanges(into: painted) }
+    }
+    _ = painting.compositeChanges(into: painted)
+    precondition(painting.mask.revealedPixels == canvas.mask.revealedPixels, "painting changed the meter")
+    precondition(painted.rgbaImage() == framebuffer.rgbaImage(), "painting left other pixels than compositing")
     return 0
 }
