@@ -76,6 +76,25 @@ struct FuzzRegressionTests {
             }
             #expect((0...1).contains(canvas.revealedFraction))
             #expect(elapsed < Self.budget, "\(file.lastPathComponent) took \(elapsed)")
+            // Again with the strokes painting as they go (the 4K path, forced), a third
+            // keeping damage: the same meter, the same pixels.
+            let painting = try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: trace.initialBrush)
+            painting.paintsDirectly = true
+            let painted = Framebuffer(size: size, layout: .bgrx)
+            painting.composite(PixelRect(size: size), into: painted)
+            for (i, record) in trace.records.enumerated() {
+                let target: Framebuffer? = i % 3 == 2 ? nil : painted
+                switch record {
+                case .brush(let r): if let brush = try? Brush(radius: r) { painting.brush = brush }
+                case .down(let p): painting.penDown(at: p, drawingInto: target)
+                case .move(let p): painting.penMove(to: p, drawingInto: target)
+                case .up: painting.penUp()
+                }
+            }
+            painting.compositeChanges(into: painted)
+            canvas.composite(PixelRect(size: size), into: framebuffer)
+            #expect(painting.mask.revealedPixels == canvas.mask.revealedPixels, "\(file.lastPathComponent)")
+            #expect(painted.rgbaImage() == framebuffer.rgbaImage(), "\(file.lastPathComponent)")
         }
     }
 
