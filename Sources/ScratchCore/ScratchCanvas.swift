@@ -78,8 +78,11 @@ public final class ScratchCanvas {
         guard paintsDirectly, let framebuffer, framebuffer.size == size, framebuffer.layout == layout else {
             return mask.stroke(from: a, to: b, brush: brush)
         }
+        // The next stroke's lines are asked for where this one's motion leads; not for a
+        // dot, and not for a jump (or a coordinate that is not a number).
         let dx = b.x - a.x, dy = b.y - a.y
-        let ahead = Swift.abs(dx) < 1024 && Swift.abs(dy) < 1024 && (dx != 0 || dy != 0) ? (dx: Int(dx.rounded()), dy: Int(dy.rounded())) : nil
+        let moved = Swift.abs(dx) < 1024 && Swift.abs(dy) < 1024 && (dx != 0 || dy != 0)
+        let ahead = moved ? (dx: Int(dx.rounded()), dy: Int(dy.rounded())) : nil
         let rect = pixels.bytes.withUnsafeBytes { pairs in
             var painter = DirectPainter(pairs: pairs.baseAddress!, into: framebuffer,
                                         width: size.width, height: size.height, ahead: ahead)
