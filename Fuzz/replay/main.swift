@@ -36,16 +36,11 @@ public func fuzzReplay(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     painting.paintsDirectly = true
     let painted = Framebuffer(size: canvasSize, layout: .bgrx)
     painting.composite(PixelRect(size: canvasSize), into: painted)
-    for (i, record) in trace.records.enumerated() {
-        let target: Framebuffer? = i % 3 == 2 ? nil : painted
-        switch record {
-        case .brush(let r): if let brush = try? Brush(radius: r) { painting.brush = brush }
-        case .down(let p): painting.penDown(at: p, drawingInto: target)
-        case .move(let p): painting.penMove(to: p, drawingInto: target)
-        case .up: painting.penUp()
-        }
-        if i % 5 == 4 { _ = painting.compositeChanges(into: painted) }
-    }
+    var events = 0
+    trace.replay(on: painting, afterEvent: { _ in
+        events += 1
+        if events % 5 == 0 { _ = painting.compositeChanges(into: painted) }
+    }, drawingInto: { $0 % 3 == 2 ? nil : painted })
     _ = painting.compositeChanges(into: painted)
     precondition(painting.mask.revealedPixels == canvas.mask.revealedPixels, "painting changed the meter")
     precondition(painted.rgbaImage() == framebuffer.rgbaImage(), "painting left other pixels than compositing")

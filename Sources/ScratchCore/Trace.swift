@@ -125,13 +125,16 @@ public struct Trace: Equatable, Sendable {
     }
 
     /// Plays the trace into the canvas, calling `afterEvent` with the rectangle that each
-    /// drawing event changed.
-    public func replay(on canvas: ScratchCanvas, afterEvent: (PixelRect) -> Void = { _ in }) {
-        for record in records {
+    /// drawing event changed. `drawingInto` gives, by the index of each record, the
+    /// framebuffer its stroke may paint into as it goes (see `ScratchCanvas.penMove`), or
+    /// nil for the stroke to keep its damage for `compositeChanges` (the default).
+    public func replay(on canvas: ScratchCanvas, afterEvent: (PixelRect) -> Void = { _ in },
+                       drawingInto target: (_ record: Int) -> Framebuffer? = { _ in nil }) {
+        for (i, record) in records.enumerated() {
             switch record {
             case .brush(let r): if let brush = try? Brush(radius: r) { canvas.brush = brush }
-            case .down(let p): afterEvent(canvas.penDown(at: p))
-            case .move(let p): if canvas.isPenDown { afterEvent(canvas.penMove(to: p)) }
+            case .down(let p): afterEvent(canvas.penDown(at: p, drawingInto: target(i)))
+            case .move(let p): if canvas.isPenDown { afterEvent(canvas.penMove(to: p, drawingInto: target(i))) }
             case .up: canvas.penUp()
             }
         }

@@ -82,15 +82,7 @@ struct FuzzRegressionTests {
             painting.paintsDirectly = true
             let painted = Framebuffer(size: size, layout: .bgrx)
             painting.composite(PixelRect(size: size), into: painted)
-            for (i, record) in trace.records.enumerated() {
-                let target: Framebuffer? = i % 3 == 2 ? nil : painted
-                switch record {
-                case .brush(let r): if let brush = try? Brush(radius: r) { painting.brush = brush }
-                case .down(let p): painting.penDown(at: p, drawingInto: target)
-                case .move(let p): painting.penMove(to: p, drawingInto: target)
-                case .up: painting.penUp()
-                }
-            }
+            trace.replay(on: painting, drawingInto: { $0 % 3 == 2 ? nil : painted })
             painting.compositeChanges(into: painted)
             canvas.composite(PixelRect(size: size), into: framebuffer)
             #expect(painting.mask.revealedPixels == canvas.mask.revealedPixels, "\(file.lastPathComponent)")
