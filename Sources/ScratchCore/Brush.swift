@@ -1,3 +1,5 @@
+import CMemoryHints
+
 /// A round brush. A stroke from A to B covers the capsule of points within `radius` of
 /// the segment AB, with a one-pixel anti-aliased edge: a pixel whose centre lies at
 /// distance d from the segment gets coverage `clamp(radius + 0.5 - d, 0, 1)`.
@@ -19,6 +21,22 @@ public enum BrushError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .invalidRadius(let r): "brush radius must be a finite number greater than 0, not \(r)"
         }
+    }
+}
+
+/// The brush's two reaches, the lanes of the vectors `CapsuleChord.spans` works in: lane 0
+/// the outer reach (coverage > 0 strictly inside it), lane 1 the inner (coverage 1).
+struct Reach {
+    let squared: SIMD2<Double>
+    /// Each reach times the segment's length: the band's half-width as its test scales it.
+    let across: SIMD2<Double>
+    /// False when the inner reach is <= 0: then no pixel has coverage 1.
+    let hasInner: Bool
+
+    init(outer: Double, inner: Double, length: Double) {
+        squared = SIMD2(outer * outer, inner * inner)
+        across = SIMD2(outer * length, inner * length)
+        hasInner = inner > 0
     }
 }
 
@@ -48,72 +66,60 @@ struct CapsuleChord {
         inverseDy = dy != 0 ? 1 / dy : 0
     }
 
-    /// The chords at height y for two reaches at once, `outer` and `inner` (inner <= outer;
-    /// an inner reach <= 0 gives an empty inner chord): the work that does not depend on
-    /// the reach (the band's projection limits, the heights above A and B) is done once.
-    /// An empty chord comes back with lo > hi.
+    /// The chords at height y for two reaches at once, the lanes of `reach`: lane 0 the
+    /// outer reach, lane 1 the inner (inner <= outer; an inner reach <= 0 gives an empty
+    /// inner chord). Both lanes go through each step together, two to a vector
+    /// instruction, and the work that does not depend on the reach (the band's projection
+    /// limits, the heights above A and B) is done once. An empty chord comes back with
+    /// lo > hi. `diskA` is the inner reach's chord of the disk around A alone.
     @inline(__always)
-    func spans(y: Double, outer: Double, inner: Double)
-        -> (lo: Double, hi: Double, innerLo: Double, innerHi: Double) {
+    func spans(y: Double, reach: Reach) -> (lo: SIMD2<Double>, hi: SIMD2<Double>, diskA: (lo: Double, hi: Double)) {
         let h = y - a.y, hb = h - dy
-        let hh = h * h, hbhb = hb * hb
-        let outerSquared = outer * outer, innerSquared = inner * inner
-        var lo = Double.infinity, hi = -Double.infinity
-        var ilo = Double.infinity, ihi = -Double.infinity
-        let hasInner = inner > 0
-        // The disks around A and B.
-        let wa = outerSquared - hh
-        if wa >= 0 {
-            let w = wa.squareRoot()
-            lo = a.x - w; hi = a.x + w
-            let wi = innerSquared - hh
-            if hasInner && wi >= 0 {
-                let v = wi.squareRoot()
-                ilo = a.x - v; ihi = a.x + v
+        let none = SIMD2<Double>(repeating: .infinity)
+        // The disks around A and B: x = ax ± √(reach² - h²) where the root is real.
+        let ax = SIMD2(repeating: a.x)
+        let wa = reach.squared - SIMD2(repeating: h * h)
+        let va = scratch_square_root2(wa)          // NaN where the line misses the disk
+        let missesA = wa .< .zero
+        var lo = (ax - va).replacing(with: none, where: missesA)
+        var hi = (ax + va).replacing(with: -none, where: missesA)
+        let diskA = (lo: lo[1], hi: hi[1])
+        if lengthSquared > 0 {
+            let bx = SIMD2(repeating: a.x + dx)
+            let wb = reach.squared - SIMD2(repeating: hb * hb)
+            let vb = scratch_square_root2(wb)
+            let missesB = wb .< .zero
+            lo = lesser(lo, (bx - vb).replacing(with: none, where: missesB))
+            hi = greater(hi, (bx + vb).replacing(with: -none, where: missesB))
+            // The band: 0 <= (x - ax)·dx + h·dy <= |AB|², the same for both reaches ...
+            var bandLo = -Double.infinity, bandHi = Double.infinity
+            let hdy = h * dy
+            var crosses = true
+            if dx != 0 {
+                let u = -hdy * inverseDx, v = (lengthSquared - hdy) * inverseDx
+                bandLo = minimum(u, v)
+                bandHi = maximum(u, v)
+            } else if hdy < 0 || hdy > lengthSquared {
+                crosses = false
+            }
+            // ... and |h·dx - (x - ax)·dy| <= reach·|AB|.
+            let hdx = h * dx
+            if crosses && dy != 0 {
+                let u = (SIMD2(repeating: hdx) - reach.across) * inverseDy
+                let v = (SIMD2(repeating: hdx) + reach.across) * inverseDy
+                let l = greater(SIMD2(repeating: bandLo), lesser(u, v))
+                let r = lesser(SIMD2(repeating: bandHi), greater(u, v))
+                let empty = l .> r
+                lo = lesser(lo, (ax + l).replacing(with: none, where: empty))
+                hi = greater(hi, (ax + r).replacing(with: -none, where: empty))
+            } else if crosses && bandLo <= bandHi {
+                let beyond = SIMD2(repeating: Swift.abs(hdx)) .> reach.across
+                lo = lesser(lo, SIMD2(repeating: a.x + bandLo).replacing(with: none, where: beyond))
+                hi = greater(hi, SIMD2(repeating: a.x + bandHi).replacing(with: -none, where: beyond))
             }
         }
-        guard lengthSquared > 0 else { return (lo, hi, ilo, ihi) }
-        let bx = a.x + dx
-        let wb = outerSquared - hbhb
-        if wb >= 0 {
-            let w = wb.squareRoot()
-            lo = minimum(lo, bx - w); hi = maximum(hi, bx + w)
-            let wi = innerSquared - hbhb
-            if hasInner && wi >= 0 {
-                let v = wi.squareRoot()
-                ilo = minimum(ilo, bx - v); ihi = maximum(ihi, bx + v)
-            }
-        }
-        // The band: 0 <= (x - ax)·dx + h·dy <= |AB|², the same for both reaches ...
-        var bandLo = -Double.infinity, bandHi = Double.infinity
-        let hdy = h * dy
-        if dx != 0 {
-            let u = -hdy * inverseDx, v = (lengthSquared - hdy) * inverseDx
-            bandLo = minimum(u, v)
-            bandHi = maximum(u, v)
-        } else if hdy < 0 || hdy > lengthSquared {
-            return (lo, hi, ilo, ihi)
-        }
-        // ... and |h·dx - (x - ax)·dy| <= reach·|AB|.
-        let hdx = h * dx
-        let across = outer * length, innerAcross = inner * length
-        if dy != 0 {
-            let u = (hdx - across) * inverseDy, v = (hdx + across) * inverseDy
-            let l = maximum(bandLo, minimum(u, v)), r = minimum(bandHi, maximum(u, v))
-            if l <= r { lo = minimum(lo, a.x + l); hi = maximum(hi, a.x + r) }
-            if hasInner {
-                let ui = (hdx - innerAcross) * inverseDy, vi = (hdx + innerAcross) * inverseDy
-                let il = maximum(bandLo, minimum(ui, vi)), ir = minimum(bandHi, maximum(ui, vi))
-                if il <= ir { ilo = minimum(ilo, a.x + il); ihi = maximum(ihi, a.x + ir) }
-            }
-        } else {
-            let off = Swift.abs(hdx)
-            if off <= across && bandLo <= bandHi { lo = minimum(lo, a.x + bandLo); hi = maximum(hi, a.x + bandHi) }
-            if hasInner && off <= innerAcross && bandLo <= bandHi {
-                ilo = minimum(ilo, a.x + bandLo); ihi = maximum(ihi, a.x + bandHi)
-            }
-        }
-        return (lo, hi, ilo, ihi)
+        if !reach.hasInner { lo[1] = .infinity; hi[1] = -.infinity; return (lo, hi, (.infinity, -.infinity)) }
+        return (lo, hi, diskA)
     }
 
     /// The distance from (x, y) to the segment.

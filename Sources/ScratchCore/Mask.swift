@@ -142,6 +142,15 @@ func maximum(_ a: Double, _ b: Double) -> Double { a > b ? a : b }
 @inline(__always)
 func minimum(_ a: Double, _ b: Double) -> Double { a < b ? a : b }
 
+/// `minimum` of each lane, in a single `minpd` (`pointwiseMin` keeps NaN's rules and
+/// comes out as branches per lane).
+@inline(__always)
+func lesser(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> SIMD2<Double> { a.replacing(with: b, where: b .< a) }
+
+/// `maximum` of each lane, in a single `maxpd`.
+@inline(__always)
+func greater(_ a: SIMD2<Double>, _ b: SIMD2<Double>) -> SIMD2<Double> { a.replacing(with: b, where: b .> a) }
+
 /// The mask's bytes and its running count, behind the copy-on-write of `Mask`.
 final class MaskStorage {
     let size: PixelSize
@@ -291,7 +300,6 @@ final class MaskStorage {
         let base = bytes.baseAddress!
         let lastColumn = width - 1
         let columnLimit = Double(width)
-        let innerSquared = inner > 0 ? inner * inner : -1     // no inner disk when inner <= 0
         // A mask too big for the caches (4K: 8 MB) misses on most rows a stroke reaches;
         // a smaller one is mostly cached, and asking for its lines only costs (card-4k
         // -3 to -5% per event, card-1080p and mouse-1000hz +1 to +2% when always on).
@@ -308,6 +316,21 @@ final class MaskStorage {
             let last = Double(nh) > h ? nh &- 1 : nh         // floor(h)
             return (Swift.max(first, 0), Swift.min(last, lastColumn))
         }
+        // The same for the two lanes of a pair of chords at once. Clamping to [-0.5, width]
+        // and [-1, width - 0.5] instead of [-1, width] gives the same columns, already
+        // within [0, width] and [-1, width - 1]. The nearest integer's bits come from the
+        // same sum as in `nearestInt`; a comparison's true lane is all ones, -1.
+        let magic = SIMD2<Double>(repeating: 6_755_399_441_055_744.0)
+        @inline(__always) func columns(_ lo: SIMD2<Double>, _ hi: SIMD2<Double>)
+            -> (first: SIMD2<Int64>, last: SIMD2<Int64>) {
+            let l = lesser(greater(lo - 0.5, SIMD2(repeating: -0.5)), SIMD2(repeating: columnLimit))
+            let h = lesser(greater(hi - 0.5, SIMD2(repeating: -1)), SIMD2(repeating: columnLimit - 0.5))
+            let ml = l + magic, mh = h + magic
+            let up = (ml - magic) .< l, down = (mh - magic) .> h
+            return (unsafeBitCast(ml, to: SIMD2<Int64>.self) &- unsafeBitCast(up, to: SIMD2<Int64>.self),
+                    unsafeBitCast(mh, to: SIMD2<Int64>.self) &+ unsafeBitCast(down, to: SIMD2<Int64>.self))
+        }
+        let reach = Reach(outer: outer, inner: inner, length: chord.length)
 
         if firstRow <= lastRow {
             // Two passes. The first plans every row (its columns, and which of them are
@@ -317,9 +340,11 @@ final class MaskStorage {
             let plan = rowPlan
             for row in firstRow...lastRow {
                 let cy = Double(row) + 0.5
-                let both = chord.spans(y: cy, outer: outer, inner: inner)
-                var (first, last) = columns(both.lo, both.hi)
-                var (fillFirst, fillLast) = columns(both.innerLo, both.innerHi)
+                let both = chord.spans(y: cy, reach: reach)
+                let found = columns(both.lo, both.hi)       // lanes: outer, inner
+                @inline(__always) func int(_ bits: Int64) -> Int { Int(Int32(truncatingIfNeeded: bits)) }
+                var first = int(found.first[0]), last = int(found.last[0])
+                var fillFirst = int(found.first[1]), fillLast = int(found.last[1])
                 if continues {
                     // Keep (x - ax)·dx + h·dy > -|AB| for pixel centres x = column + 0.5,
                     // that is column > c; nearest(c) - 1 <= floor(c) and nearest(c) + 1 >
@@ -335,10 +360,8 @@ final class MaskStorage {
                     // there with this radius. Where those columns join the ones skipped
                     // behind A, skip them too: for a short segment most of each row's
                     // inside (the first 8-byte words, 255 from the last stroke) is there.
-                    let v = innerSquared - ha * ha
-                    let w = maximum(v, 0).squareRoot()
-                    let (skipFirst, skipLast) = columns(p.x - w, p.x + w)
-                    if v >= 0 {
+                    let (skipFirst, skipLast) = columns(both.diskA.lo, both.diskA.hi)
+                    if skipFirst <= skipLast {
                         if chord.dx > 0 {
                             if skipFirst <= allowedFirst { allowedFirst = Swift.max(allowedFirst, skipLast &+ 1) }
                         } else if chord.dx < 0 {
