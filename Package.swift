@@ -21,10 +21,10 @@ let package = Package(
                        providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
 
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
-        .systemLibrary(name: "CMemoryHints"),
+        .systemLibrary(name: "CInstructions"),
 
         // The engine: geometry, mask and brush, compositor, reveal meter, traces.
-        .target(name: "ScratchCore", dependencies: ["CMemoryHints"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "ScratchCore", dependencies: ["CInstructions"], linkerSettings: [.linkedLibrary("m")]),
         // PNG in and out, image scaling.
         .target(name: "ScratchImage", dependencies: ["CPNG", "ScratchCore"]),
         // The display connection, window, framebuffers, input, DPI.

@@ -17,7 +17,7 @@ seconds=${2:-600}
 out=.build/fuzz/$name
 mkdir -p "$out/corpus" "Fuzz/$name/found"
 flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld)
-core=(-I Sources/CMemoryHints Sources/ScratchCore/*.swift)   # the core and its one C header
+core=(-I Sources/CInstructions Sources/ScratchCore/*.swift)   # the core and its one C header
 
 case "$name" in
   png)
@@ -26,7 +26,7 @@ case "$name" in
       -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
     pngcflags=()
     for f in $(pkg-config --cflags libpng); do pngcflags+=(-Xcc "$f"); done
-    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CMemoryHints "${pngcflags[@]}" \
+    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CInstructions "${pngcflags[@]}" \
       Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
       -L "$out" -lScratchCore $(pkg-config --libs libpng) -lm -o "$out/fuzzer"
     max_len=16384

@@ -1,4 +1,4 @@
-import CMemoryHints
+import CInstructions
 
 /// A round brush. A stroke from A to B covers the capsule of points within `radius` of
 /// the segment AB, with a one-pixel anti-aliased edge: a pixel whose centre lies at

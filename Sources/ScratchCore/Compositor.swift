@@ -1,4 +1,4 @@
-import CMemoryHints
+import CInstructions
 
 /// The card's two images converted once, at load, into the framebuffer's pixel layout
 /// and interleaved: for each pixel 8 bytes, the cover's 4 then the prize's 4 (padding

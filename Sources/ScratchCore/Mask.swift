@@ -1,4 +1,4 @@
-import CMemoryHints
+import CInstructions
 
 /// The scratch mask: one byte per pixel, 0 = covered, 255 = revealed. The brush joins it
 /// by max, so a stroke never covers anything again and scratching twice changes nothing.

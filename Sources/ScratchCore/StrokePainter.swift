@@ -1,4 +1,4 @@
-import CMemoryHints
+import CInstructions
 
 /// What the brush does with the pixels it changes, besides the mask: keep them as damage
 /// for a later composite (`MaskOnly`), or paint them at once while the brush is on their

@@ -1,7 +1,8 @@
-// Cache hints Swift has no spelling for. Header-only: the functions are inlined into
-// the Swift that calls them, one instruction each.
-#ifndef SCRATCHCARD_MEMORY_HINTS_H
-#define SCRATCHCARD_MEMORY_HINTS_H
+// Single instructions Swift has no reliable spelling for: cache hints, and a square root
+// of two lanes at once. Header-only: the functions are inlined into the Swift that calls
+// them, one instruction each.
+#ifndef SCRATCHCARD_INSTRUCTIONS_H
+#define SCRATCHCARD_INSTRUCTIONS_H
 
 /// Starts loading the cache line holding `address` for reading, without waiting for it.
 static inline void scratch_prefetch_read(const void *address) {
