@@ -100,6 +100,30 @@ struct CompositorTests {
         }
     }
 
+    @Test("the one-pixel blend is the rounded formula for every byte of cover and prize, in each of its four lanes")
+    func blendEveryByte() {
+        // Each channel of the pair gets a different byte, so a lane mixed up with another
+        // shows; over the 256 steps every byte value appears in every channel of cover and
+        // prize, and at every mask value from 0 to 255.
+        var pair = [UInt8](repeating: 0, count: 8)
+        var out: UInt32 = 0
+        var wrong: [String] = []
+        for t in 0..<256 {
+            for step in 0..<256 {
+                for k in 0..<8 { pair[k] = UInt8((step &* (k * 2 + 1) &+ k &* 37 &+ t) & 255) }
+                pair.withUnsafeBytes { source in
+                    withUnsafeMutableBytes(of: &out) { Compositor.blend(UInt64(t), source.baseAddress!, $0.baseAddress!) }
+                }
+                for k in 0..<4 {
+                    let got = UInt8(truncatingIfNeeded: out >> (8 * k))
+                    let want = expected(pair[k], pair[k + 4], t)
+                    if got != want && wrong.count < 5 { wrong.append("t \(t), cover \(pair[k]), prize \(pair[k + 4]): \(got), not \(want)") }
+                }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong)")
+    }
+
     @Test("a translucent cover shows the prize through it, before any scratching")
     func coverAlpha() throws {
         let size = PixelSize(width: 3, height: 1)
