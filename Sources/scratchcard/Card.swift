@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ScratchAssets
 import ScratchCore
 import ScratchImage
@@ -74,14 +75,16 @@ func fileStem(_ path: String) -> String {
     return String(name[..<dot])
 }
 
-/// Work started on another thread (the shared pool) at once; `result()` waits for it.
+/// Work started on a thread of its own at once; `result()` waits for it. The thread ends
+/// with the work, at start-up: a worker of the shared pool would linger and end seconds
+/// later, while the card sits idle.
 private final class Job<Value: Sendable, Failure: Error>: @unchecked Sendable {
     // Written once by the worker before it signals, read only after the wait.
     private var outcome: Result<Value, Failure>?
     private let done = DispatchSemaphore(value: 0)
 
     init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
-        DispatchQueue.global(qos: .userInitiated).async {
+        Thread.detachNewThread {
             self.outcome = Result(catching: work)
             self.done.signal()
         }
