@@ -330,6 +330,8 @@ final class MaskStorage {
             return (unsafeBitCast(ml, to: SIMD2<Int64>.self) &- unsafeBitCast(up, to: SIMD2<Int64>.self),
                     unsafeBitCast(mh, to: SIMD2<Int64>.self) &+ unsafeBitCast(down, to: SIMD2<Int64>.self))
         }
+        /// A lane of those: the column is in its low 32 bits.
+        @inline(__always) func column(_ bits: Int64) -> Int { Int(Int32(truncatingIfNeeded: bits)) }
         let reach = Reach(outer: outer, inner: inner, length: chord.length)
 
         if firstRow <= lastRow {
@@ -342,9 +344,8 @@ final class MaskStorage {
                 let cy = Double(row) + 0.5
                 let both = chord.spans(y: cy, reach: reach)
                 let found = columns(both.lo, both.hi)       // lanes: outer, inner
-                @inline(__always) func int(_ bits: Int64) -> Int { Int(Int32(truncatingIfNeeded: bits)) }
-                var first = int(found.first[0]), last = int(found.last[0])
-                var fillFirst = int(found.first[1]), fillLast = int(found.last[1])
+                var first = column(found.first[0]), last = column(found.last[0])
+                var fillFirst = column(found.first[1]), fillLast = column(found.last[1])
                 if continues {
                     // Keep (x - ax)·dx + h·dy > -|AB| for pixel centres x = column + 0.5,
                     // that is column > c; nearest(c) - 1 <= floor(c) and nearest(c) + 1 >
