@@ -1,8 +1,9 @@
-import Foundation
-
-/// The built-in default card, shipped as resources of this module.
+/// The built-in default card's files, as SwiftPM's resources of this module: a
+/// development build finds them in the resource bundle beside the binary
+/// (`ScratchCard_ScratchAssets.resources`), an installed one in `share/scratchcard`
+/// (see `DataFolder` in the scratchcard target). Nothing calls `Bundle.module`: when
+/// its bundle is missing it traps.
 public enum ScratchAssets {
-    public static var coverURL: URL? { Bundle.module.url(forResource: "cover", withExtension: "png") }
-    public static var prizeURL: URL? { Bundle.module.url(forResource: "prize", withExtension: "png") }
-    public static var iconURL: URL? { Bundle.module.url(forResource: "icon", withExtension: "png") }
+    /// The resource bundle's folder name, beside the binary.
+    public static let bundleName = "ScratchCard_ScratchAssets.resources"
 }

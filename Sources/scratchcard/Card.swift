@@ -1,6 +1,5 @@
 import Dispatch
 import Foundation
-import ScratchAssets
 import ScratchCore
 import ScratchImage
 
@@ -13,16 +12,20 @@ struct CardImages: Sendable {
         // Both decodes at once, the prize's on another thread: at 4K each is mostly
         // zlib's inflate, and the machine has more than one core. Called at start-up,
         // before the loop runs, and on the card maker's worker, never by the loop.
-        let prizeJob = Job { () throws(ImageError) in try loadImage(prize, builtIn: ScratchAssets.prizeURL?.path, what: "prize") }
-        let coverImage = Result { () throws(ImageError) in try loadImage(cover, builtIn: ScratchAssets.coverURL?.path, what: "cover") }
+        let prizeJob = Job { () throws(ImageError) in try loadImage(prize, builtIn: "prize.png") }
+        let coverImage = Result { () throws(ImageError) in try loadImage(cover, builtIn: "cover.png") }
         let prizeImage = prizeJob.result()
         return CardImages(cover: try coverImage.get(), prize: try prizeImage.get())
     }
 
-    private static func loadImage(_ path: String?, builtIn: String?, what: String) throws(ImageError) -> RGBAImage {
+    /// The file at `path`, else the built-in image of that name from the data folder.
+    private static func loadImage(_ path: String?, builtIn: String) throws(ImageError) -> RGBAImage {
         if let path { return try PNGFile.read(path: path) }
-        guard let builtIn else { throw ImageError(path: "built-in \(what)", problem: "missing from the installation") }
-        return try PNGFile.read(path: builtIn)
+        let file: String
+        do { file = try DataFolder.current.get().file(builtIn) } catch { throw error.imageError }
+        do { return try PNGFile.read(path: file) } catch {
+            throw ImageError(path: error.path, problem: error.problem + " (the program's data is damaged: reinstall scratchcard)")
+        }
     }
 
     /// Both images scaled to fill `size`, centred (a no-op at the same size). One after

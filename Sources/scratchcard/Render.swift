@@ -7,7 +7,7 @@ func render(_ options: RenderOptions) throws(ExitError) {
     do { trace = try Trace.load(path: options.trace) } catch { throw ExitError(code: 2, message: "\(error)") }
     let images: CardImages
     do { images = try CardImages.load(cover: options.cover, prize: options.prize).filling(trace.canvas) } catch {
-        throw ExitError(code: 2, message: "\(error)")
+        throw ExitError(code: error.exitCode, message: "\(error)")
     }
     let canvas: ScratchCanvas
     do {

@@ -78,8 +78,9 @@ final class WindowApp {
         let dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
         // The first card is made here, before the window exists: bad input ends the
-        // program with exit code 2. The next ones are made on the card maker's worker.
-        do { card = try dealer.deal() } catch { throw ExitError(code: 2, message: "\(error)") }
+        // program with exit code 2 (1 when the installation's own card is damaged). The
+        // next ones are made on the card maker's worker.
+        do { card = try dealer.deal() } catch { throw ExitError(code: error.exitCode, message: "\(error)") }
         do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
