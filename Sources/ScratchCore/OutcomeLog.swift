@@ -65,21 +65,29 @@ public struct OutcomeRecord: Equatable, Sendable {
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)).\(ms)Z"
     }
 
+    /// A line's fields as JSON holds them. (JSONDecoder, not JSONSerialization: that one
+    /// is swift-corelibs-foundation's, which would link ICU into the static binary.)
+    private struct Fields: Decodable {
+        var shown: String
+        var card: String
+        var prize: String
+        var outcome: String
+        var how: String?
+        var fraction: Double
+        var reveal_ms: Int?
+        var duration_ms: Int
+    }
+
     /// Reads one line back; nil when it is not a whole record (a torn line, noise).
     public init?(line: Substring) {
         guard line.first == "{", line.last == "}",
-              let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-              let shown = object["shown"] as? String, let card = object["card"] as? String,
-              let prize = object["prize"] as? String,
-              let outcome = (object["outcome"] as? String).flatMap(CardOutcome.init(rawValue:)),
-              let fraction = object["fraction"] as? Double, let duration = object["duration_ms"] as? Int
+              let fields = try? JSONDecoder().decode(Fields.self, from: Data(line.utf8)),
+              let outcome = CardOutcome(rawValue: fields.outcome),
+              let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(fields.shown)
         else { return nil }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = formatter.date(from: shown) else { return nil }
-        self.init(shownAt: date.timeIntervalSince1970, cardID: card, prize: prize, outcome: outcome,
-                  how: (object["how"] as? String).flatMap(RevealCause.init(rawValue:)), fraction: fraction,
-                  revealMilliseconds: object["reveal_ms"] as? Int, durationMilliseconds: duration)
+        self.init(shownAt: date.timeIntervalSince1970, cardID: fields.card, prize: fields.prize, outcome: outcome,
+                  how: fields.how.flatMap(RevealCause.init(rawValue:)), fraction: fields.fraction,
+                  revealMilliseconds: fields.reveal_ms, durationMilliseconds: fields.duration_ms)
     }
 }
 

@@ -333,8 +333,7 @@ public enum PNGFile {
     /// ran out, "damaged PNG" otherwise, with libpng's own words in brackets.
     static func damaged(_ libpngMessage: String) -> String {
         let lower = libpngMessage.lowercased()
-        let ranOut = lower.contains("end of data") || lower.contains("eof") || lower.contains("truncat")
-            || lower.contains("not enough")
+        let ranOut = ["end of data", "eof", "truncat", "not enough"].contains { lower.firstRange(of: $0) != nil }
         let kind = ranOut ? "truncated PNG (the data ends too early)" : "damaged PNG"
         return libpngMessage.isEmpty ? kind : "\(kind) (libpng: \(libpngMessage))"
     }

@@ -87,7 +87,7 @@ private final class Job<Value: Sendable, Failure: Error>: @unchecked Sendable {
     private let done = DispatchSemaphore(value: 0)
 
     init(_ work: @escaping @Sendable () throws(Failure) -> Value) {
-        Thread.detachNewThread {
+        detachThread {
             self.outcome = Result(catching: work)
             self.done.signal()
         }

@@ -168,7 +168,7 @@ private final class Handoff: @unchecked Sendable {
 
     let readEnd: Int32
     private let writeEnd: Int32
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var slot: Outcome?
 
     init() {

@@ -1,0 +1,44 @@
+@preconcurrency import Glibc
+
+// Threads and a condition on pthreads directly, rather than Foundation's Thread and
+// NSCondition: those live in swift-corelibs-foundation, and one use of anything from it
+// links all of it into the static binary, ICU's data included (58 MB instead of 14 MB;
+// BENCHMARKS.md, "Installing"). FoundationEssentials (Data, JSONDecoder, FileManager)
+// does not bring it.
+
+/// Runs `work` on a new detached thread, which ends with the work.
+func detachThread(_ work: @escaping @Sendable () -> Void) {
+    final class Box { let work: @Sendable () -> Void; init(_ work: @escaping @Sendable () -> Void) { self.work = work } }
+    let box = Unmanaged.passRetained(Box(work)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { raw in
+        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().work()
+        return nil
+    }, box)
+    precondition(started == 0, "pthread_create failed: \(started)")   // out of threads: nothing sane to do
+    pthread_detach(thread)
+}
+
+/// NSCondition's lock, unlock, wait and signal, over a pthread mutex and condition.
+final class Condition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Waits for a signal, the lock held (released while waiting).
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func signal() { pthread_cond_signal(condition) }
+}
