@@ -1,7 +1,8 @@
 # ScratchCard. The two commands a fresh machine needs are `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window
+.PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window \
+        install-build install uninstall refresh-caches stage deb
 
 deps:
 	@scripts/install-deps.sh
@@ -19,7 +20,9 @@ run: deps
 ## Installs what is missing, builds, and runs every test (X11 tests start their own Xvfb).
 ## One test at a time: the X11 tests start servers, window managers and the program, and
 ## on a 2-core machine running them side by side makes their timing a coin toss.
-test: deps
+## The install tests (Tests/ScratchCardInstallTests) use a staged install and a .deb
+## made here first: SwiftPM locks .build while the tests run, so they cannot build.
+test: deps stage deb
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
@@ -55,6 +58,81 @@ soak: deps
 ## 100,000 motion events through a real window under Xvfb.
 soak-window: deps
 	scripts/soak-window.sh
+
+## ---- Installing ------------------------------------------------------------------
+## make install [PREFIX=/usr/local] [DESTDIR=]: the binary (Swift runtime linked in: no
+## toolchain needed on the target), its data, the menu entries, icons, man page and the
+## kiosk examples. make uninstall takes the same PREFIX and DESTDIR.
+PREFIX ?= /usr/local
+DESTDIR ?=
+VERSION := $(shell sed -n 's/^let versionText = "scratchcard \(.*\)"/\1/p' Sources/scratchcard/Options.swift)
+# Its own scratch path: a release build with --static-swift-stdlib, apart from .build/debug.
+INSTALL_BUILD = .build/install
+INSTALL_BIN = $(INSTALL_BUILD)/release/scratchcard
+# The program's data folder, found by the binary as ../share/scratchcard (DataFolder).
+DATA_FILES = Assets/cover.png Assets/prize.png
+ICON_SIZES = 16 24 32 48 64 128 256
+bindir = $(PREFIX)/bin
+datadir = $(PREFIX)/share
+root = $(DESTDIR)$(PREFIX)
+
+install-build: deps
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_BUILD) --product scratchcard
+
+install: install-build
+	install -d "$(root)/bin" "$(root)/share/scratchcard" "$(root)/share/applications" \
+	  "$(root)/share/man/man1" "$(root)/share/doc/scratchcard/examples" \
+	  "$(root)/share/icons/hicolor/scalable/apps"
+	install -m 755 -s $(INSTALL_BIN) "$(root)/bin/scratchcard"
+	install -m 644 $(DATA_FILES) "$(root)/share/scratchcard/"
+	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop "$(root)/share/applications/"
+	for n in $(ICON_SIZES); do \
+	  install -D -m 644 Assets/icons/scratchcard-$$n.png "$(root)/share/icons/hicolor/$${n}x$$n/apps/scratchcard.png" || exit 1; \
+	done
+	install -m 644 Assets/icons/scratchcard.svg "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg"
+	gzip -9n < docs/scratchcard.1 > "$(root)/share/man/man1/scratchcard.1.gz"
+	chmod 644 "$(root)/share/man/man1/scratchcard.1.gz"
+	for f in xinitrc scratchcard-kiosk.service; do \
+	  sed 's|/usr/local/bin/scratchcard|$(bindir)/scratchcard|' contrib/$$f > "$(root)/share/doc/scratchcard/examples/$$f" || exit 1; \
+	done
+	chmod 644 "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service"
+	chmod 755 "$(root)/share/doc/scratchcard/examples/xinitrc"
+	@$(MAKE) --no-print-directory refresh-caches
+
+uninstall:
+	rm -f "$(root)/bin/scratchcard" "$(root)/share/man/man1/scratchcard.1.gz" \
+	  "$(root)/share/applications/scratchcard.desktop" "$(root)/share/applications/scratchcard-doodle.desktop" \
+	  "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg" \
+	  $(foreach n,$(ICON_SIZES),"$(root)/share/icons/hicolor/$(n)x$(n)/apps/scratchcard.png") \
+	  $(foreach f,$(notdir $(DATA_FILES)),"$(root)/share/scratchcard/$(f)") \
+	  "$(root)/share/doc/scratchcard/examples/xinitrc" "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service"
+	rmdir "$(root)/share/scratchcard" "$(root)/share/doc/scratchcard/examples" "$(root)/share/doc/scratchcard" 2>/dev/null || true
+	@$(MAKE) --no-print-directory refresh-caches
+
+# Into the real system only (empty DESTDIR), as Debian's triggers do: the icon cache
+# where the theme has one (or an index), the desktop database, when the tools exist.
+refresh-caches:
+	@if [ -z "$(DESTDIR)" ]; then \
+	  icons="$(datadir)/icons/hicolor"; \
+	  if command -v gtk-update-icon-cache >/dev/null && { [ -e "$$icons/index.theme" ] || [ -e "$$icons/icon-theme.cache" ]; }; then \
+	    echo "gtk-update-icon-cache $$icons"; gtk-update-icon-cache -q -t -f "$$icons" || true; fi; \
+	  if command -v update-desktop-database >/dev/null && [ -d "$(datadir)/applications" ]; then \
+	    echo "update-desktop-database $(datadir)/applications"; update-desktop-database -q "$(datadir)/applications" || true; fi; \
+	fi
+
+## A staged install for the tests: .build/stage/usr/local/...
+stage:
+	rm -rf .build/stage
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/stage
+
+## make deb: scratchcard_VERSION_amd64.deb in .build/deb, from the same install step.
+DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB = .build/deb/scratchcard_$(VERSION)_$(DEB_ARCH).deb
+deb:
+	rm -rf .build/deb/root
+	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/deb/root PREFIX=/usr
+	scripts/make-deb.sh .build/deb/root $(VERSION) $(DEB)
+	lintian --info $(DEB)
 
 clean:
 	rm -rf .build

@@ -31,7 +31,7 @@ let package = Package(
         .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
         // The built-in default card, found as a resource.
         .target(name: "ScratchAssets", path: "Assets",
-                exclude: ["scratchcard.desktop"],
+                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
                 resources: [.copy("cover.png"), .copy("prize.png"), .copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
