@@ -16,7 +16,8 @@ let package = Package(
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        // cairo + pixman: the engine scratchbench compares against; nothing else links it.
+        // cairo + pixman: the engine scratchbench compares against, and the icons' painter in
+        // assetmaker; the card itself never links it.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
                        providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
 
@@ -37,8 +38,9 @@ let package = Package(
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
-        // Draws the built-in default card: swift run assetmaker Assets
-        .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage"]),
+        // Draws the built-in default card: swift run assetmaker Assets; and the icons, with
+        // cairo: swift run assetmaker --icons Assets/icons
+        .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG"],

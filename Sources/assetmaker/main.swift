@@ -1,6 +1,7 @@
 // assetmaker: draws the built-in default card and writes it as PNGs.
 //
 //     swift run assetmaker Assets            cover.png, prize.png, icon.png into Assets/
+//     swift run assetmaker --icons Assets/icons   the icon at each size, and as SVG
 //     swift run assetmaker --specimen F.png  every glyph of the stroke font, for checking
 //     swift run -c release assetmaker --time-scaling   times a 3840x2160 -> 1920x1080 shrink
 //
@@ -275,6 +276,9 @@ do {
     switch arguments.first {
     case "--time-scaling":
         timeScaling()
+    case "--icons":
+        guard arguments.count == 2 else { fail("usage: assetmaker --icons FOLDER") }
+        try Icon.write(into: arguments[1])
     case "--specimen":
         guard arguments.count == 2 else { fail("usage: assetmaker --specimen FILE.png") }
         try PNGFile.write(drawSpecimen(), to: arguments[1])
@@ -285,7 +289,7 @@ do {
             print("wrote \(path) (\(image.size))")
         }
     default:
-        fail("usage: assetmaker FOLDER | --specimen FILE.png | --time-scaling")
+        fail("usage: assetmaker FOLDER | --icons FOLDER | --specimen FILE.png | --time-scaling")
     }
 } catch {
     fail("\(error)")
