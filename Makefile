@@ -2,7 +2,7 @@
 SWIFT ?= swift
 
 .PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window \
-        install-build install uninstall refresh-caches stage deb
+        install-build install install-files uninstall refresh-caches deb
 
 deps:
 	@scripts/install-deps.sh
@@ -20,9 +20,9 @@ run: deps
 ## Installs what is missing, builds, and runs every test (X11 tests start their own Xvfb).
 ## One test at a time: the X11 tests start servers, window managers and the program, and
 ## on a 2-core machine running them side by side makes their timing a coin toss.
-## The install tests (Tests/ScratchCardInstallTests) use a staged install and a .deb
-## made here first: SwiftPM locks .build while the tests run, so they cannot build.
-test: deps stage deb
+## The install tests (Tests/ScratchCardInstallTests) install the static binary and use
+## the .deb, both made here first: SwiftPM locks .build while the tests run.
+test: deps deb
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
@@ -66,7 +66,8 @@ soak-window: deps
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^let versionText = "scratchcard \(.*\)"/\1/p' Sources/scratchcard/Options.swift)
-# Its own scratch path: a release build with --static-swift-stdlib, apart from .build/debug.
+# Its own scratch path: a release build with --static-swift-stdlib, apart from .build/debug;
+# linked with full RELRO and immediate binding, as Debian's hardening asks.
 INSTALL_BUILD = .build/install
 INSTALL_BIN = $(INSTALL_BUILD)/release/scratchcard
 # The program's data folder, found by the binary as ../share/scratchcard (DataFolder).
@@ -77,13 +78,20 @@ datadir = $(PREFIX)/share
 root = $(DESTDIR)$(PREFIX)
 
 install-build: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_BUILD) --product scratchcard
+	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_BUILD) --product scratchcard \
+	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
 
 install: install-build
+	@$(MAKE) --no-print-directory install-files
+
+## The install step without the build (the tests run it on what `make test` built).
+install-files:
+	@[ -x $(INSTALL_BIN) ] || { echo "make: build first: make install-build" >&2; exit 2; }
 	install -d "$(root)/bin" "$(root)/share/scratchcard" "$(root)/share/applications" \
 	  "$(root)/share/man/man1" "$(root)/share/doc/scratchcard/examples" \
 	  "$(root)/share/icons/hicolor/scalable/apps"
-	install -m 755 -s $(INSTALL_BIN) "$(root)/bin/scratchcard"
+	install -m 755 $(INSTALL_BIN) "$(root)/bin/scratchcard"
+	strip --remove-section=.comment --remove-section=.note "$(root)/bin/scratchcard"
 	install -m 644 $(DATA_FILES) "$(root)/share/scratchcard/"
 	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop "$(root)/share/applications/"
 	for n in $(ICON_SIZES); do \
@@ -120,19 +128,15 @@ refresh-caches:
 	    echo "update-desktop-database $(datadir)/applications"; update-desktop-database -q "$(datadir)/applications" || true; fi; \
 	fi
 
-## A staged install for the tests: .build/stage/usr/local/...
-stage:
-	rm -rf .build/stage
-	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/stage
-
 ## make deb: scratchcard_VERSION_amd64.deb in .build/deb, from the same install step.
 DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB = .build/deb/scratchcard_$(VERSION)_$(DEB_ARCH).deb
-deb:
+deb: install-build
 	rm -rf .build/deb/root
 	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/deb/root PREFIX=/usr
 	scripts/make-deb.sh .build/deb/root $(VERSION) $(DEB)
-	lintian --info $(DEB)
+	lintian --info --display-info $(DEB)
+	@echo "lintian: no errors or warnings in $(DEB)"
 
 clean:
 	rm -rf .build

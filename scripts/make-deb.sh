@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Makes the .deb from a staged install (make install DESTDIR=ROOT PREFIX=/usr), the
-# Debian way: copyright and changelog from packaging/debian, Depends from the shared
+# Debian way: copyright and changelog (a native package: changelog.gz) from packaging/debian, Depends from the shared
 # libraries the binary really links (dpkg-shlibdeps), the control file from
 # dpkg-gencontrol (Installed-Size counted), md5sums, files owned by root.
 #
@@ -19,8 +19,8 @@ changelog_version=$(dpkg-parsechangelog -l "$packaging/changelog" -S Version)
 
 install -d -m 755 "$doc"
 install -m 644 "$packaging/copyright" "$doc/copyright"
-gzip -9n < "$packaging/changelog" > "$doc/changelog.Debian.gz"
-chmod 644 "$doc/changelog.Debian.gz"
+gzip -9n < "$packaging/changelog" > "$doc/changelog.gz"
+chmod 644 "$doc/changelog.gz"
 
 # dpkg-shlibdeps and dpkg-gencontrol read debian/control (and debian/changelog) from
 # the current folder: a scratch source tree holding packaging/debian as debian/.
