@@ -53,6 +53,9 @@ let package = Package(
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
         .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "XvfbSupport"]),
+        // The installed program and the .deb (make install-files, make deb): run with the
+        // toolchain and .build out of reach, menu entries, man page, icons.
+        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

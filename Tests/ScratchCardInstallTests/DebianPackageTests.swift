@@ -1,0 +1,89 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import XvfbSupport
+
+/// The .deb `make test` made (make deb), installed into this very system with apt-get,
+/// run from its menu entry's command with the toolchain out of reach, and purged.
+@Suite("The Debian package", .serialized)
+struct DebianPackageTests {
+    @Test func lintianReportsNoErrorsOrWarnings() throws {
+        let deb = try Checkout.deb()
+        let result = try run(try #require(Xvfb.find("lintian")), ["--fail-on", "error,warning", deb], timeout: 300)
+        let tags = result.out.split(separator: "\n").filter { $0.hasPrefix("E:") || $0.hasPrefix("W:") }
+        #expect(result.status == 0 && tags.isEmpty, "lintian: \(tags.joined(separator: "\n")) \(result.err)")
+    }
+
+    @Test func debInstallsRunsFromTheMenuAndPurgesCleanly() throws {
+        try #require(getuid() == 0, "apt-get install needs root")
+        let deb = try Checkout.deb()
+        var environment = ProcessInfo.processInfo.environment
+        environment["DEBIAN_FRONTEND"] = "noninteractive"
+        let apt = try #require(Xvfb.find("apt-get")), dpkg = try #require(Xvfb.find("dpkg"))
+        let aptOptions = ["-y", "-q", "-o", "DPkg::Lock::Timeout=120"]
+        // A package left by an interrupted run would spoil the "before" listing.
+        if try run(dpkg, ["-s", "scratchcard"]).status == 0 {
+            try run(apt, aptOptions + ["purge", "scratchcard"], environment: environment, timeout: 300)
+        }
+
+        let packaged = try packagedPaths(deb)
+        #expect(packaged.contains("/usr/bin/scratchcard") && packaged.contains("/usr/share/scratchcard/cover.png"))
+        let watched = ["/usr/bin", "/usr/share/scratchcard", "/usr/share/applications", "/usr/share/icons/hicolor",
+                       "/usr/share/man/man1", "/usr/share/doc/scratchcard", "/etc"]
+        let before = listing(watched)
+
+        let installed = try run(apt, aptOptions + ["install", deb], environment: environment, timeout: 300)
+        #expect(installed.status == 0, "apt-get install: \(installed.out) \(installed.err)")
+        defer { _ = try? run(apt, aptOptions + ["purge", "scratchcard"], environment: environment, timeout: 300) }
+        #expect(try run(dpkg, ["-s", "scratchcard"]).out.contains("Status: install ok installed"))
+        for path in packaged { #expect(FileManager.default.fileExists(atPath: path), "\(path) not installed") }
+
+        // The menu entry's command, found on the PATH as a desktop would, with the Swift
+        // toolchain and the checkout's build out of reach.
+        let entry = try DesktopEntry(path: "/usr/share/applications/scratchcard.desktop")
+        let command = try #require(entry["Desktop Entry", "Exec"])
+        let program = try #require(Xvfb.find(command.split(separator: " ").first.map(String.init) ?? ""))
+        #expect(program == "/usr/bin/scratchcard")
+        let toolchain = try #require(Checkout.toolchain)
+        let namespace = try HiddenFolders([toolchain, Checkout.root + "/.build"])
+        defer { namespace.stop() }
+        #expect(try namespace.run("/bin/ls", ["-A", toolchain]).out.isEmpty)
+        try checkBuiltInCardShowsAndScratches(binary: program, in: namespace, dataFolder: "/usr/share/scratchcard")
+        namespace.stop()
+
+        let purged = try run(apt, aptOptions + ["purge", "scratchcard"], environment: environment, timeout: 300)
+        #expect(purged.status == 0, "apt-get purge: \(purged.err)")
+        #expect(try run(dpkg, ["-s", "scratchcard"]).status != 0, "dpkg still knows the package")
+        for path in packaged where !before.contains(path) {
+            #expect(!FileManager.default.fileExists(atPath: path), "\(path) left behind")
+        }
+        // Nothing else appeared or went: the same files as before (the caches the
+        // triggers rewrite aside, whose contents are checked instead).
+        let caches: Set<String> = ["/usr/share/icons/hicolor/icon-theme.cache", "/usr/share/applications/mimeinfo.cache"]
+        let after = listing(watched)
+        #expect(after.subtracting(caches) == before.subtracting(caches),
+                "appeared: \(after.subtracting(before).sorted()), went: \(before.subtracting(after).sorted())")
+        if let mime = try? String(contentsOfFile: "/usr/share/applications/mimeinfo.cache", encoding: .utf8) {
+            #expect(!mime.contains("scratchcard"), "the desktop database still names scratchcard")
+        }
+    }
+
+    /// The files (not folders) the package holds, as absolute paths.
+    private func packagedPaths(_ deb: String) throws -> Set<String> {
+        let listing = try run(try #require(Xvfb.find("dpkg-deb")), ["-c", deb])
+        return Set(listing.out.split(separator: "\n").compactMap { line -> String? in
+            guard line.first != "d", let path = line.split(separator: " ").last, path.hasPrefix("./") else { return nil }
+            return String(path.dropFirst())
+        })
+    }
+
+    /// Every path under the folders (that exist).
+    private func listing(_ folders: [String]) -> Set<String> {
+        var paths: Set<String> = []
+        for folder in folders {
+            guard let walker = FileManager.default.enumerator(atPath: folder) else { continue }
+            while let path = walker.nextObject() as? String { paths.insert(folder + "/" + path) }
+        }
+        return paths
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+@preconcurrency import Glibc
+import ScratchCore
+import ScratchImage
+import Testing
+import XvfbSupport
+
+/// Runs `binary` inside `namespace` under a private Xvfb and checks, from the window's
+/// pixels, that the built-in card shows (the installed cover, when there is one) and
+/// that a drag through XTest scratches it where it went and nowhere else.
+func checkBuiltInCardShowsAndScratches(binary: String, in namespace: HiddenFolders, dataFolder: String) throws {
+    let server = try Xvfb(width: 800, height: 600)
+    defer { server.stop() }
+    let app = try namespace.start(binary, ["--events"], environment: server.environment)
+    #expect(waitUntil(timeout: 20) { app.eventNames.contains("ready") }, "no ready event; stderr: \(app.standardError)")
+    let window = try server.scratchcardWindow()
+    let before = try server.capture(window: window)
+
+    // It shows a card: the foil's noise and lettering, not a blank window.
+    let colours = Set((0..<before.size.height).flatMap { y in (0..<before.size.width).map { x -> UInt32 in
+        let p = before[x, y]
+        return UInt32(p.r) << 16 | UInt32(p.g) << 8 | UInt32(p.b)
+    } })
+    #expect(colours.count > 200, "the window shows \(colours.count) colours: no card")
+    if let cover = try? PNGFile.read(path: dataFolder + "/cover.png"), cover.size == before.size {
+        var same = 0
+        for y in 0..<cover.size.height { for x in 0..<cover.size.width where close(cover[x, y], before[x, y], 2) { same += 1 } }
+        #expect(same > cover.size.pixelCount * 99 / 100, "the window is not the installed cover (\(same) of \(cover.size.pixelCount) pixels)")
+    }
+
+    // A drag along the middle row takes the cover away there.
+    let row = before.size.height / 2
+    let xs = Array(stride(from: 100, through: before.size.width - 100, by: 20))
+    try server.drag(window: window, from: (xs[0], row), through: xs.dropFirst().map { ($0, row) })
+    var after = before
+    _ = waitUntil(timeout: 10) {
+        after = (try? server.capture(window: window)) ?? before
+        return !close(after[xs[xs.count / 2], row], before[xs[xs.count / 2], row], 30)
+    }
+    let changed = (xs[0]...xs[xs.count - 1]).filter { !close(after[$0, row], before[$0, row], 30) }.count
+    #expect(changed > (xs[xs.count - 1] - xs[0]) * 9 / 10, "only \(changed) pixels of the scratched row changed")
+    // Far from the stroke (the brush is 20 px), nothing changed.
+    var untouched = 0, far = 0
+    for y in 0..<(row - 60) { for x in 0..<before.size.width { far += 1; if close(after[x, y], before[x, y], 2) { untouched += 1 } } }
+    #expect(untouched == far, "\(far - untouched) pixels changed far from the stroke")
+    #expect(app.eventNames.contains("scratch-start"))
+
+    try server.xdotool("mousemove", "--window", "\(window)", "1", "1")
+    try server.xdotool("key", "q")
+    #expect(app.wait(timeout: 10) == 0, "stderr: \(app.standardError)")
+}
+
+func close(_ a: RGBA, _ b: RGBA, _ tolerance: Int) -> Bool {
+    abs(Int(a.r) - Int(b.r)) <= tolerance && abs(Int(a.g) - Int(b.g)) <= tolerance && abs(Int(a.b) - Int(b.b)) <= tolerance
+}
+
+@Suite("The installed program", .serialized)
+struct InstalledCardTests {
+    /// `make install` into a DESTDIR; the installed binary runs in a mount namespace
+    /// with empty folders over the Swift toolchain and the checkout's .build.
+    @Test func installedBinaryRunsTheBuiltInCardWithNoToolchainOrBuild() throws {
+        let destdir = try Checkout.install()
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let toolchain = try #require(Checkout.toolchain)
+        let namespace = try HiddenFolders([toolchain, Checkout.root + "/.build"])
+        defer { namespace.stop() }
+
+        // The folders really are out of reach in there: the toolchain's is empty, and a
+        // development build (linked to the toolchain's runtime) copied out cannot start.
+        #expect(try namespace.run("/bin/ls", ["-A", toolchain]).out.isEmpty)
+        #expect(try namespace.run("/bin/ls", ["-A", Checkout.root + "/.build"]).out.isEmpty)
+        let devCopy = destdir + "/dev-scratchcard"
+        try FileManager.default.copyItem(atPath: Checkout.built("scratchcard"), toPath: devCopy)
+        let dev = try namespace.run(devCopy, ["--version"])
+        #expect(dev.status == 127 && dev.err.contains("error while loading shared libraries: libswift"), "the development build ran: \(dev)")
+
+        let binary = destdir + "/usr/local/bin/scratchcard"
+        let version = try namespace.run(binary, ["--version"])
+        #expect(version.status == 0 && version.out.hasPrefix("scratchcard "), "\(version)")
+        try checkBuiltInCardShowsAndScratches(binary: binary, in: namespace, dataFolder: destdir + "/usr/local/share/scratchcard")
+    }
+
+    /// No data folder, a missing file, a damaged file: a message naming it, exit 1; and a
+    /// symbolic link to the binary finds the data beside the binary it points to.
+    @Test func missingOrDamagedDataIsAMessageAndExit1() throws {
+        let destdir = try Checkout.install()
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let binary = destdir + "/usr/local/bin/scratchcard", data = destdir + "/usr/local/share/scratchcard"
+        let trace = destdir + "/one.trace", out = destdir + "/out.png"
+        try "scratch-trace 1\ncanvas 64 40\nbrush 5\ndown 10 10\nmove 50 30\nup\n".write(toFile: trace, atomically: true, encoding: .utf8)
+        let render = ["render", "--trace", trace, "--out", out]
+
+        let link = destdir + "/elsewhere/scratchcard"
+        try FileManager.default.createDirectory(atPath: destdir + "/elsewhere", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: binary)
+        let linked = try run(link, render)
+        #expect(linked.status == 0, "through a link: \(linked.err)")
+        #expect((try? PNGFile.read(path: out))?.size == PixelSize(width: 64, height: 40))
+
+        let prize = try Data(contentsOf: URL(fileURLWithPath: data + "/prize.png"))
+        try prize.prefix(prize.count / 2).write(to: URL(fileURLWithPath: data + "/prize.png"))
+        let damaged = try run(binary, render)
+        #expect(damaged.status == 1)
+        #expect(damaged.err.contains(data + "/prize.png") && damaged.err.contains("damaged"), "\(damaged.err)")
+
+        try FileManager.default.removeItem(atPath: data + "/prize.png")
+        let missing = try run(binary, render)
+        #expect(missing.status == 1)
+        #expect(missing.err.contains(data + "/prize.png: missing"), "\(missing.err)")
+
+        try FileManager.default.removeItem(atPath: data)
+        let noFolder = try run(binary, render)
+        #expect(noFolder.status == 1)
+        #expect(noFolder.err.contains(data) && noFolder.err.contains("data folder is missing")
+                && noFolder.err.contains(destdir + "/usr/local/bin/" + "ScratchCard_ScratchAssets.resources"), "\(noFolder.err)")
+        #expect(!noFolder.err.contains("Fatal error"))
+    }
+
+    /// `make uninstall` with the same DESTDIR and PREFIX leaves no file behind.
+    @Test func uninstallRemovesWhatInstallPut() throws {
+        let destdir = try Checkout.install(prefix: "/opt/card")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let installed = try files(under: destdir)
+        #expect(installed.contains("opt/card/bin/scratchcard") && installed.count > 15, "\(installed)")
+        let result = try run("/usr/bin/make", ["-C", Checkout.root, "--no-print-directory", "uninstall", "DESTDIR=\(destdir)", "PREFIX=/opt/card"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(try files(under: destdir).isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: destdir + "/opt/card/share/scratchcard"))
+        #expect(!FileManager.default.fileExists(atPath: destdir + "/opt/card/share/doc/scratchcard"))
+    }
+
+    /// The kiosk examples name the installed binary, not a checkout's.
+    @Test func examplesNameTheInstalledBinary() throws {
+        let destdir = try Checkout.install(prefix: "/usr")
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let examples = destdir + "/usr/share/doc/scratchcard/examples/"
+        let unit = try String(contentsOfFile: examples + "scratchcard-kiosk.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/bin/scratchcard --kiosk"))
+        let xinitrc = try String(contentsOfFile: examples + "xinitrc", encoding: .utf8)
+        #expect(xinitrc.contains("/usr/bin/scratchcard --kiosk") && !xinitrc.contains("/usr/local"))
+        #expect(FileManager.default.isExecutableFile(atPath: examples + "xinitrc"))
+    }
+}
+
+/// Regular files and links under `folder`, relative to it.
+func files(under folder: String) throws -> [String] {
+    guard let walker = FileManager.default.enumerator(atPath: folder) else { return [] }
+    var found: [String] = []
+    while let path = walker.nextObject() as? String {
+        let type = walker.fileAttributes?[.type] as? FileAttributeType
+        if type != .typeDirectory { found.append(path) }
+    }
+    return found.sorted()
+}
