@@ -2,8 +2,8 @@
 # The two ways to ship scratchcard without a Swift toolchain on the target, measured
 # (BENCHMARKS.md, "Installing"):
 #
-#   static   swift build --static-swift-stdlib: the Swift runtime and Foundation linked
-#            into the binary (what `make install` does)
+#   static   swift build --static-swift-stdlib: the Swift runtime and FoundationEssentials
+#            linked into the binary (what `make install` does: make install-build)
 #   shared   a plain release build with the toolchain's runtime .so files copied beside
 #            it into lib/scratchcard, found through RUNPATH $ORIGIN/../lib/scratchcard
 #
@@ -14,6 +14,8 @@
 # with an empty tmpfs over the toolchain's folder, so that only what was staged is used.
 #
 # usage: scripts/install-bench.sh [ROUNDS]      (needs xvfb, xdotool)
+#        INSTALL_BENCH_STATIC=path/to/scratchcard measures that static binary instead
+#        (an older build, to compare).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/xvfb.sh
@@ -23,7 +25,7 @@ work=$(mktemp -d /tmp/install-bench.XXXXXX)
 app_pid=""
 trap 'kill "$app_pid" 2>/dev/null || true; stop_xvfb; rm -rf "$work"' EXIT
 
-swift build -c release --static-swift-stdlib --scratch-path .build/install --product scratchcard >/dev/null
+make -s install-build >/dev/null     # the static binary, as make install builds it
 swift build -c release --scratch-path .build/bench-shared --product scratchcard \
   -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath -Xlinker '$ORIGIN/../lib/scratchcard' >/dev/null
 
@@ -32,7 +34,7 @@ stage() {   # prefix, binary
   install -D -m 644 Assets/cover.png "$1/share/scratchcard/cover.png"
   install -D -m 644 Assets/prize.png "$1/share/scratchcard/prize.png"
 }
-stage "$work/static" .build/install/release/scratchcard
+stage "$work/static" "${INSTALL_BENCH_STATIC:-.build/install/release/scratchcard}"
 stage "$work/shared" .build/bench-shared/release/scratchcard
 mkdir -p "$work/shared/lib/scratchcard"
 # The runtime libraries the binary needs from the toolchain (and they need), found by the loader.

@@ -204,3 +204,23 @@ enum ManPage {
         return result
     }
 }
+
+@Suite("The installed binary")
+struct InstalledBinaryTests {
+    /// One use of anything from swift-corelibs-foundation (Thread, NSLock, NSCondition,
+    /// JSONSerialization, String(format:), ...) links all of it into the static binary,
+    /// ICU's data included: 58 MB instead of 14 (BENCHMARKS.md, "Installing").
+    @Test func staticBinaryLinksFoundationEssentialsOnly() throws {
+        let binary = Checkout.root + "/.build/install/release/scratchcard"      // unstripped: it has symbols
+        let symbols = try run(try #require(Xvfb.find("nm")), [binary], timeout: 120)
+        #expect(symbols.status == 0, "nm \(binary): \(symbols.err) (`make test` builds it: make install-build)")
+        let lines = symbols.out.split(separator: "\n")
+        #expect(lines.count > 1000, "nm found no symbols")
+        let foundation = lines.filter { $0.contains("$s10Foundation") }
+        #expect(foundation.isEmpty, """
+            the installed binary links swift-corelibs-foundation (\(foundation.count) symbols, such as \
+            \(foundation.prefix(3).map { $0.split(separator: " ").last ?? "" })): use FoundationEssentials' types or Glibc \
+            (see Sources/scratchcard/Threads.swift)
+            """)
+    }
+}
