@@ -14,8 +14,9 @@
 # with an empty tmpfs over the toolchain's folder, so that only what was staged is used.
 #
 # usage: scripts/install-bench.sh [ROUNDS]      (needs xvfb, xdotool)
-#        INSTALL_BENCH_STATIC=path/to/scratchcard measures that static binary instead
-#        (an older build, to compare).
+#        INSTALL_BENCH_OTHER=path/to/scratchcard measures that static binary too, as
+#        "other" (an older build, to compare). The ways take turns in each round, so
+#        that the machine's load falls on all of them alike.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib/xvfb.sh
@@ -34,7 +35,9 @@ stage() {   # prefix, binary
   install -D -m 644 Assets/cover.png "$1/share/scratchcard/cover.png"
   install -D -m 644 Assets/prize.png "$1/share/scratchcard/prize.png"
 }
-stage "$work/static" "${INSTALL_BENCH_STATIC:-.build/install/release/scratchcard}"
+stage "$work/static" .build/install/release/scratchcard
+ways="static shared"
+if [ -n "${INSTALL_BENCH_OTHER:-}" ]; then stage "$work/other" "$INSTALL_BENCH_OTHER"; ways="$ways other"; fi
 stage "$work/shared" .build/bench-shared/release/scratchcard
 mkdir -p "$work/shared/lib/scratchcard"
 # The runtime libraries the binary needs from the toolchain (and they need), found by the loader.
@@ -53,25 +56,26 @@ median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] :
 now_ns() { date +%s%N; }
 
 start_xvfb 1280x800
-for way in static shared; do
-  bin="$work/$way/bin/scratchcard"
-  hidden "$bin" --version >/dev/null    # it runs at all, and the page cache is warm
-  for _ in $(seq "$rounds"); do
+for way in $ways; do hidden "$work/$way/bin/scratchcard" --version >/dev/null; done   # they run; the page cache is warm
+for _ in $(seq "$rounds"); do
+  for way in $ways; do
+    bin="$work/$way/bin/scratchcard"
     t0=$(now_ns); hidden "$bin" --version >/dev/null; t1=$(now_ns)
-    echo $(((t1 - t0) / 1000))
-  done | median > "$work/version_us"
-  for _ in $(seq "$rounds"); do
+    echo $(((t1 - t0) / 1000)) >> "$work/$way.version_us"
     hidden "$bin" --stats > "$work/stats.txt" 2> "$work/stderr.txt" &
     app_pid=$!
     window=$(xdotool search --sync --onlyvisible --classname scratchcard | head -1)
     xdotool mousemove --window "$window" 1 1 key q
     wait "$app_pid" || { echo "install-bench: $way failed: $(cat "$work/stderr.txt")" >&2; exit 1; }
     app_pid=""
-    tr ' ' '\n' < "$work/stats.txt" | sed -n 's/^first_frame_ms=//p'
-  done | median > "$work/first_frame_ms"
+    tr ' ' '\n' < "$work/stats.txt" | sed -n 's/^first_frame_ms=//p' >> "$work/$way.first_frame_ms"
+  done
+done
+for way in $ways; do
+  bin="$work/$way/bin/scratchcard"
   echo "install=$way binary_bytes=$(stat -c %s "$bin")" \
     "runtime_lib_bytes=$(if [ -d "$work/$way/lib" ]; then du -sb "$work/$way/lib" | cut -f1; else echo 0; fi)" \
     "installed_bytes=$(du -sb "$work/$way" | cut -f1)" \
-    "version_ms=$(awk -v u="$(cat "$work/version_us")" 'BEGIN { printf "%.1f", u / 1000 }')" \
-    "first_frame_ms=$(cat "$work/first_frame_ms")" rounds="$rounds"
+    "version_ms=$(median < "$work/$way.version_us" | awk '{ printf "%.1f", $1 / 1000 }')" \
+    "first_frame_ms=$(median < "$work/$way.first_frame_ms")" rounds="$rounds"
 done
