@@ -133,9 +133,9 @@ DEB_ARCH := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
 DEB = .build/deb/scratchcard_$(VERSION)_$(DEB_ARCH).deb
 deb: install-build
 	rm -rf .build/deb/root
-	$(MAKE) --no-print-directory install DESTDIR=$(CURDIR)/.build/deb/root PREFIX=/usr
+	$(MAKE) --no-print-directory install-files DESTDIR=$(CURDIR)/.build/deb/root PREFIX=/usr
 	scripts/make-deb.sh .build/deb/root $(VERSION) $(DEB)
-	lintian --info --display-info $(DEB)
+	lintian --fail-on error,warning --display-info $(DEB)
 	@echo "lintian: no errors or warnings in $(DEB)"
 
 clean:
