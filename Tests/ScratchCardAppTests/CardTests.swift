@@ -130,10 +130,13 @@ import XvfbSupport
         var names: [String] = []
         while names.count < 2 && Date() < deadline {
             usleep(20_000)
-            names = (try? FileManager.default.contentsOfDirectory(atPath: shots.path)) ?? []
+            // A snapshot being written is a hidden temporary file until its rename.
+            names = ((try? FileManager.default.contentsOfDirectory(atPath: shots.path)) ?? []).filter { !$0.hasPrefix(".") }
         }
         try server.press("q", in: window)
         #expect(app.wait() == 0)
+        // Once it has ended, nothing but the snapshots is left (no temporary file).
+        names = (try? FileManager.default.contentsOfDirectory(atPath: shots.path)) ?? []
         #expect(names.count == 2, "two snapshots, two names: \(names)")
         #expect(names.allSatisfy { $0.hasPrefix("scratchcard-") && $0.hasSuffix(".png") })
         for name in names {
