@@ -3,6 +3,8 @@
 // How it works, in the order to read it:
 //   Options.swift          the command line (and config file), read into one immutable value
 //   Card.swift             the cards: images (built-in or PNG files), dealt from a deck
+//   DataFolder.swift       where the built-in card's files are: ../share/scratchcard from the binary
+//   Threads.swift          a detached pthread and a condition (not Foundation's: binary size)
 //   WindowApp.swift        the window and its loop: X events -> strokes -> composite -> put
 //   WindowApp+Kiosk.swift  kiosk mode: the exit chord, idle and abandon resets, the attract band
 //   WindowApp+Dealing.swift  a new card (`r`, a reset) asked for, taken when made, shown
