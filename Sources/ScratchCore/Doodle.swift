@@ -318,11 +318,12 @@ public struct DoodleFit: Equatable, Sendable {
     public let view: PixelSize
 
     /// The largest view of the image's aspect (rounded to whole pixels, at least 1x1)
-    /// inside `bounds`, and no larger than the image itself.
-    public init(image: PixelSize, within bounds: PixelSize) {
-        let s = Swift.min(1, Double(bounds.width) / Double(image.width), Double(bounds.height) / Double(image.height))
+    /// inside `bounds`, and no larger than the image at `scale` device pixels per image
+    /// pixel (an image is a 96-dpi picture: at scale 2 its points are 2 pixels each).
+    public init(image: PixelSize, within bounds: PixelSize, scale: Double = 1) {
+        let s = Swift.min(scale, Double(bounds.width) / Double(image.width), Double(bounds.height) / Double(image.height))
         self.image = image
-        view = s >= 1 ? image : PixelSize(width: Swift.max(1, Int((Double(image.width) * s).rounded())),
+        view = s == 1 ? image : PixelSize(width: Swift.max(1, Int((Double(image.width) * s).rounded())),
                                           height: Swift.max(1, Int((Double(image.height) * s).rounded())))
     }
 

@@ -14,12 +14,25 @@ public struct DisplayScale: Hashable, Sendable, CustomStringConvertible {
         case fallback = "default"
     }
 
+    /// The factor used: device pixels per point.
     public let factor: Double
     public let source: Source
+    /// The figure as measured, before snapping: the screen's dpi / 96 for `.physicalDPI`
+    /// (0.9994 on a 96-dpi Xvfb); the same as `factor` for the other sources.
+    public let raw: Double
 
-    public init(factor: Double, source: Source) {
+    public init(factor: Double, source: Source, raw: Double? = nil) {
         self.factor = factor
         self.source = source
+        self.raw = raw ?? factor
+    }
+
+    /// The nearest quarter to `measured` (at least 0.25). A scale read from the screen's
+    /// millimetres is only as good as the millimetres, which servers round (Xvfb's
+    /// default screen gives 1.042, a 96-dpi one 0.9994): a quarter is the finest step a
+    /// user would set, and it keeps a 640x400 card at whole device pixels.
+    public static func snappedToQuarter(_ measured: Double) -> Double {
+        Swift.max(0.25, (measured * 4).rounded() / 4)
     }
 
     /// Plausible Xft.dpi values: anything else in the resource is ignored.
@@ -29,9 +42,10 @@ public struct DisplayScale: Hashable, Sendable, CustomStringConvertible {
     public static let plausiblePhysicalDPI: ClosedRange<Double> = 72...600
 
     /// The scale by DESIGN.md's rule, first that applies: `option` (when finite and > 0);
-    /// `xftDPI / 96` when the resource parses as a number in `plausibleXftDPI`; the
-    /// screen's physical dpi / 96 (pixels / (millimetres / 25.4), the mean of both axes)
-    /// when in `plausiblePhysicalDPI`; else 1. A pure function.
+    /// `xftDPI / 96` when the resource parses as a number in `plausibleXftDPI` (both as
+    /// given: the user set them); the screen's physical dpi / 96 (pixels / (millimetres /
+    /// 25.4), the mean of both axes) when in `plausiblePhysicalDPI`, snapped to the
+    /// nearest quarter (`snappedToQuarter`); else 1. A pure function.
     public static func resolve(option: Double?, xftDPI: String?, screenPixels: PixelSize,
                                screenMillimetres: PixelSize) -> DisplayScale {
         if let option, option.isFinite, option > 0 {
@@ -47,13 +61,16 @@ public struct DisplayScale: Hashable, Sendable, CustomStringConvertible {
             let dpiY = Double(screenPixels.height) / (Double(screenMillimetres.height) / 25.4)
             let dpi = (dpiX + dpiY) / 2
             if plausiblePhysicalDPI.contains(dpi) {
-                return DisplayScale(factor: dpi / 96, source: .physicalDPI)
+                return DisplayScale(factor: snappedToQuarter(dpi / 96), source: .physicalDPI, raw: dpi / 96)
             }
         }
         return DisplayScale(factor: 1, source: .fallback)
     }
 
-    public var description: String { "\(factor) (\(source.rawValue))" }
+    /// "2.0 (screen dpi, measured 1.9994)" or "1.5 (Xft.dpi)".
+    public var description: String {
+        raw == factor ? "\(factor) (\(source.rawValue))" : "\(factor) (\(source.rawValue), measured \(raw))"
+    }
 }
 
 /// The string without leading and trailing white space.

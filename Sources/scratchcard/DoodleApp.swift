@@ -88,7 +88,7 @@ final class DoodleApp {
             throw ExitError(code: 1, message: "the display's default visual is not 24- or 32-bit TrueColor")
         }
         scale = display.scale(option: options.scale).factor
-        fit = DoodleFit(image: photo.size, within: display.screenSize)
+        fit = DoodleFit(image: photo.size, within: display.screenSize, scale: scale)
         document = Doodle(photo: photo)
         view = Doodle(photo: photo.scaledToFill(fit.view))
         let name = options.image.split(separator: "/").last.map(String.init) ?? options.image
@@ -187,7 +187,7 @@ final class DoodleApp {
             return
         }
         document.penUp()        // a resize ends the stroke in progress
-        fit = DoodleFit(image: photo.size, within: size)
+        fit = DoodleFit(image: photo.size, within: size, scale: scale)
         view = Doodle(photo: photo.scaledToFill(fit.view))
         let viewPixelsPerImagePixel = 1 / fit.imagePixelsPerViewPixel
         for stroke in document.strokes {

@@ -93,7 +93,8 @@ final class WindowApp {
         do { brush = try Brush(radius: options.brushPoints * scale.factor) } catch {
             throw ExitError(code: 2, message: "--brush: \(error)")
         }
-        let size = options.kiosk ? display.screenSize : options.size ?? card.images.cover.size
+        let size = windowSize(kiosk: options.kiosk, screen: display.screenSize, requestedPoints: options.size,
+                              cardPoints: card.images.cover.size, scale: scale.factor)
         let filled = card.images.filling(size)
         do { canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush) } catch {
             throw ExitError(code: 2, message: "\(error)")
@@ -117,7 +118,9 @@ final class WindowApp {
         let touch = window.enableTouch()
         if options.verbose {
             log("touch: \(touch ? "XInput 2.2 touch events, up to \(options.maxFingers) fingers" : "none; the pointer only")")
-            log("scale \(scale.factor) from \(scale.source.rawValue); brush \(options.brushPoints) pt = \(brush.radius) px")
+            let measured = scale.raw == scale.factor ? ""
+                : " (measured \(String(format4: scale.raw)), snapped to the nearest quarter)"
+            log("scale \(scale.factor) from \(scale.source.rawValue)\(measured); brush \(options.brushPoints) pt = \(brush.radius) px")
             log("window \(size), pixel layout \(layout), drawing with \(surface.usesSharedMemory ? "MIT-SHM" : "XPutImage")"
                 + (surface.fallbackReason.map { " (\($0))" } ?? ""))
             if let config = options.config { log("options from \(config)") }

@@ -256,6 +256,16 @@ struct DoodleTests {
         #expect(small.toImage(Point(x: 3, y: 4)) == Point(x: 3, y: 4))
     }
 
+    @Test("at scale 2 a small picture shows at its size in points (2 px each), still within the screen")
+    func fitAtScale() {
+        let small = DoodleFit(image: PixelSize(width: 300, height: 200), within: PixelSize(width: 1280, height: 960), scale: 2)
+        #expect(small.view == PixelSize(width: 600, height: 400))
+        #expect(small.imagePixelsPerViewPixel == 0.5)
+        #expect(small.toImage(Point(x: 100, y: 50)) == Point(x: 50, y: 25))
+        let capped = DoodleFit(image: PixelSize(width: 800, height: 400), within: PixelSize(width: 1280, height: 960), scale: 2)
+        #expect(capped.view == PixelSize(width: 1280, height: 640), "the screen caps it first")
+    }
+
     @Test("a stroke drawn on the scaled view lands at the mapped place of the full-size document")
     func viewAndDocumentLineUp() throws {
         let photo = RGBAImage(size: PixelSize(width: 400, height: 300), filledWith: .white)
