@@ -39,6 +39,15 @@ static inline int cx11_visual_class(const Visual *v) {
 #endif
 }
 
+// XVisualInfo.class, the same keyword trouble: set it here.
+static inline void cx11_visual_info_set_class(XVisualInfo *info, int c) {
+#if defined(__cplusplus) || defined(c_plusplus)
+    info->c_class = c;
+#else
+    info->class = c;
+#endif
+}
+
 // XImage macros (Xutil.h).
 static inline int cx11_destroy_image(XImage *image) { return XDestroyImage(image); }
 static inline unsigned long cx11_get_pixel(XImage *image, int x, int y) { return XGetPixel(image, x, y); }

@@ -2,8 +2,8 @@
 import CX11
 import ScratchCore
 
-/// The framebuffer the compositor writes, on screen: an XImage in the default visual's
-/// layout, shared with the server through MIT-SHM when it can be, else a plain XImage.
+/// The framebuffer the compositor writes, on screen: an XImage in the drawing visual's
+/// layout (`X11Display.pixelLayout`), shared with the server through MIT-SHM when it can be, else a plain XImage.
 ///
 ///     let surface = try WindowSurface(window: window, size: window.size, useSharedMemory: true)
 ///     if surface.canDraw {
@@ -47,11 +47,11 @@ public final class WindowSurface {
         let segment: UnsafeMutablePointer<XShmSegmentInfo>?
     }
 
-    /// - Throws: `X11Error.unsupportedVisual` when the default visual is not 32-bit
-    ///   TrueColor; `X11Error.imageCreationFailed` when no image can be made at all.
+    /// - Throws: `X11Error.unsupportedVisual` when the screen offers no 24/32-bit
+    ///   TrueColor visual; `X11Error.imageCreationFailed` when no image can be made at all.
     public init(window: X11Window, size: PixelSize, useSharedMemory: Bool) throws(X11Error) {
         let display = window.display
-        if let problem = display.visualProblem { throw .unsupportedVisual(problem) }
+        guard let layout = display.pixelLayout else { throw .unsupportedVisual(display.visualProblem ?? "") }
         self.window = window
         self.wantsSharedMemory = useSharedMemory
         guard let gc = XCreateGC(display.handle, window.handle, 0, nil) else {
@@ -68,7 +68,7 @@ public final class WindowSurface {
         image = made.0
         fallbackReason = made.1
         usesSharedMemory = made.0.segment != nil
-        framebuffer = Self.framebuffer(of: made.0, size: size, layout: display.pixelLayout!)
+        framebuffer = Self.framebuffer(of: made.0, size: size, layout: layout)
         window.register(self)
     }
 
@@ -159,9 +159,10 @@ public final class WindowSurface {
     private static func makeSharedImage(display: X11Display, size: PixelSize) -> Result<Image, Failure> {
         let d = display.handle
         guard display.hasSharedMemory else { return .failure(Failure(message: "the server has no MIT-SHM")) }
+        guard let visual = display.drawingVisual else { return .failure(Failure(message: "no visual to draw with")) }
         let segment = UnsafeMutablePointer<XShmSegmentInfo>.allocate(capacity: 1)
         segment.initialize(to: XShmSegmentInfo())
-        guard let ximage = XShmCreateImage(d, display.visual, UInt32(display.depth), ZPixmap, nil, segment,
+        guard let ximage = XShmCreateImage(d, visual.visual, UInt32(visual.depth), ZPixmap, nil, segment,
                                            UInt32(size.width), UInt32(size.height)) else {
             segment.deallocate()
             return .failure(Failure(message: "XShmCreateImage failed"))
@@ -200,12 +201,13 @@ public final class WindowSurface {
     /// `XCreateImage` over memory from `malloc` (which `XDestroyImage` frees).
     private static func makePlainImage(display: X11Display, size: PixelSize) throws(X11Error) -> Image {
         let bytesPerRow = size.width * 4
+        guard let visual = display.drawingVisual else { throw .unsupportedVisual(display.visualProblem ?? "") }
         let (count, overflow) = bytesPerRow.multipliedReportingOverflow(by: size.height)
         guard !overflow, let memory = malloc(count) else {
             throw .imageCreationFailed("cannot allocate \(size) pixels")
         }
         memset(memory, 0, count)
-        guard let ximage = XCreateImage(display.handle, display.visual, UInt32(display.depth), ZPixmap, 0,
+        guard let ximage = XCreateImage(display.handle, visual.visual, UInt32(visual.depth), ZPixmap, 0,
                                         memory.assumingMemoryBound(to: CChar.self),
                                         UInt32(size.width), UInt32(size.height), 32, Int32(bytesPerRow)) else {
             free(memory)

@@ -49,47 +49,32 @@ public final class X11Display {
         PixelSize(width: Int(cx11_display_width_mm(handle)), height: Int(cx11_display_height_mm(handle)))
     }
 
-    /// The default visual (`DefaultVisual`) and depth (`DefaultDepth`).
+    /// The default visual (`DefaultVisual`) and depth (`DefaultDepth`); the program draws
+    /// with `drawingVisual`, which may be another.
     var visual: UnsafeMutablePointer<Visual> { cx11_default_visual(handle) }
     var depth: Int32 { cx11_default_depth(handle) }
     var rootWindow: Window { cx11_root_window(handle) }
 
-    /// Bits per pixel of images of the default depth (`XListPixmapFormats`).
-    var bitsPerPixel: Int? {
-        var count: Int32 = 0
-        guard let formats = XListPixmapFormats(handle, &count) else { return nil }
-        defer { XFree(formats) }
-        for i in 0..<Int(count) where formats[i].depth == depth {
-            return Int(formats[i].bits_per_pixel)
-        }
-        return nil
+    /// The visual windows and images are made with (see `DrawingVisual`), found once.
+    lazy var drawingVisual: DrawingVisual? = findDrawingVisual()
+
+    /// Why the screen cannot be drawn into, or nil when it can: it offers no 24- or
+    /// 32-bit TrueColor visual. Names the default visual's depth and what is needed.
+    public var visualProblem: String? {
+        guard drawingVisual == nil else { return nil }
+        return "the screen's default visual is \(defaultVisualDescription) and the screen offers no other "
+            + "visual to draw with: ScratchCard needs \(DrawingVisual.requirement) (run the X server at depth 24)"
     }
 
-    /// Why the default visual cannot be drawn into, or nil when it can.
-    var visualProblem: String? {
-        let v = visual.pointee
-        if cx11_visual_class(visual) != TrueColor { return "the default visual is not TrueColor" }
-        guard depth == 24 || depth == 32 else { return "depth \(depth) (24 or 32 needed)" }
-        guard bitsPerPixel == 32 else { return "\(bitsPerPixel ?? 0) bits per pixel (32 needed)" }
-        guard PixelLayout(redMask: UInt32(truncatingIfNeeded: v.red_mask),
-                          greenMask: UInt32(truncatingIfNeeded: v.green_mask),
-                          blueMask: UInt32(truncatingIfNeeded: v.blue_mask),
-                          littleEndian: cx11_image_byte_order(handle) == LSBFirst) != nil
-        else { return "channel masks are not whole bytes" }
-        return nil
-    }
+    /// Where red, green and blue sit in a 32-bit pixel of the visual drawn with (the
+    /// default one, or a 24/32-bit TrueColor one the screen offers), from its masks and
+    /// `ImageByteOrder`; nil when the screen offers no such visual (`visualProblem`).
+    public var pixelLayout: PixelLayout? { drawingVisual?.layout }
 
-    /// Where red, green and blue sit in a 32-bit pixel of the default visual, from its
-    /// masks (`DefaultVisual`) and `ImageByteOrder`; nil unless the visual is TrueColor
-    /// of depth 24 or 32 with 32 bits per pixel and 8-bit channels.
-    public var pixelLayout: PixelLayout? {
-        guard visualProblem == nil else { return nil }
-        let v = visual.pointee
-        return PixelLayout(redMask: UInt32(truncatingIfNeeded: v.red_mask),
-                           greenMask: UInt32(truncatingIfNeeded: v.green_mask),
-                           blueMask: UInt32(truncatingIfNeeded: v.blue_mask),
-                           littleEndian: cx11_image_byte_order(handle) == LSBFirst)
-    }
+    /// The depth of the visual drawn with (24 or 32), or nil; and whether it is the
+    /// screen's default visual.
+    public var drawingDepth: Int? { drawingVisual.map { Int($0.depth) } }
+    public var drawsWithDefaultVisual: Bool { drawingVisual?.isDefault ?? false }
 
     /// True when the server offers MIT-SHM (`XShmQueryExtension`). Even then an attach
     /// may fail (a remote server answers BadAccess): WindowSurface falls back.

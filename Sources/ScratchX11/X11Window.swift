@@ -2,8 +2,9 @@
 import CX11
 import ScratchCore
 
-/// A top-level window on the default screen (`XCreateWindow` with the default visual),
-/// destroyed when released (`XDestroyWindow`).
+/// A top-level window on the default screen (`XCreateWindow` with the display's drawing
+/// visual: the default one, or a 24/32-bit TrueColor one with a colormap of its own on a
+/// screen whose default is not), destroyed when released (`XDestroyWindow`).
 ///
 ///     let window = try X11Window(display: display, size: PixelSize(width: 800, height: 600),
 ///                                title: "Scratch card")
@@ -26,6 +27,8 @@ public final class X11Window {
     /// The window's size, following ConfigureNotify events.
     public private(set) var size: PixelSize
 
+    /// The window's own colormap when it is not of the default visual (`XCreateColormap`), or 0.
+    private let colormap: Colormap
     private let wmProtocols: Atom
     private let wmDeleteWindow: Atom
     private let shmEventBase: Int32?
@@ -58,25 +61,39 @@ public final class X11Window {
     /// _NET_WM_NAME as UTF8_STRING through `XChangeProperty`), sets WM_CLASS to
     /// `className` for both instance and class (`XSetClassHint`), and asks for
     /// WM_DELETE_WINDOW (`XSetWMProtocols`). It is not mapped yet: see `map()`.
+    /// - Throws: `X11Error.unsupportedVisual` when the screen offers no visual to draw
+    ///   with (a depth-8 screen); `.windowCreationFailed` when the server refuses.
     public init(display: X11Display, size: PixelSize, title: String,
                 className: String = "scratchcard") throws(X11Error) {
         guard size.width > 0, size.height > 0, size.width <= 32767, size.height <= 32767 else {
             throw .windowCreationFailed("size \(size) is out of range")
         }
+        guard let drawing = display.drawingVisual else { throw .unsupportedVisual(display.visualProblem ?? "") }
         self.display = display
         self.size = size
         let d = display.handle
         var attributes = XSetWindowAttributes()
         attributes.background_pixmap = Pixmap(None)
-        attributes.border_pixel = cx11_black_pixel(d)
         attributes.bit_gravity = NorthWestGravity
         attributes.event_mask = Self.eventMask
-        let mask = UInt(CWBackPixmap | CWBorderPixel | CWBitGravity | CWEventMask)
+        var mask = UInt(CWBackPixmap | CWBorderPixel | CWBitGravity | CWEventMask)
+        if drawing.isDefault {
+            attributes.border_pixel = cx11_black_pixel(d)
+            colormap = 0
+        } else {
+            // A window of another visual than its parent's needs a colormap of that
+            // visual and a border pixel of its depth, or XCreateWindow fails (BadMatch).
+            colormap = XCreateColormap(d, display.rootWindow, drawing.visual, AllocNone)
+            attributes.colormap = colormap
+            attributes.border_pixel = 0
+            mask |= UInt(CWColormap)
+        }
         let (window, error) = trapErrors(d) {
             XCreateWindow(d, display.rootWindow, 0, 0, UInt32(size.width), UInt32(size.height), 0,
-                          display.depth, UInt32(InputOutput), display.visual, mask, &attributes)
+                          drawing.depth, UInt32(InputOutput), drawing.visual, mask, &attributes)
         }
         guard window != 0, error == 0 else {
+            if colormap != 0 { XFreeColormap(d, colormap) }
             throw .windowCreationFailed(error == 0 ? "XCreateWindow returned 0" : errorText(d, code: error))
         }
         handle = window
@@ -102,6 +119,7 @@ public final class X11Window {
     deinit {
         if blankCursor != 0 { XFreeCursor(display.handle, blankCursor) }
         XDestroyWindow(display.handle, handle)
+        if colormap != 0 { XFreeColormap(display.handle, colormap) }
         display.flush()
     }
 

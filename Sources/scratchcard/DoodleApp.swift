@@ -85,7 +85,7 @@ final class DoodleApp {
         widthPoints = options.widthPoints
         do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
         guard display.pixelLayout != nil else {
-            throw ExitError(code: 1, message: "the display's default visual is not 24- or 32-bit TrueColor")
+            throw ExitError(code: 1, message: display.visualProblem ?? "no visual to draw with")
         }
         scale = display.scale(option: options.scale).factor
         fit = DoodleFit(image: photo.size, within: display.screenSize, scale: scale)

@@ -87,7 +87,7 @@ final class WindowApp {
 
         do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
         guard let layout = display.pixelLayout else {
-            throw ExitError(code: 1, message: "the display's default visual is not 24- or 32-bit TrueColor")
+            throw ExitError(code: 1, message: display.visualProblem ?? "no visual to draw with")
         }
         scale = display.scale(option: options.scale)
         do { brush = try Brush(radius: options.brushPoints * scale.factor) } catch {
@@ -121,6 +121,9 @@ final class WindowApp {
             let measured = scale.raw == scale.factor ? ""
                 : " (measured \(String(format4: scale.raw)), snapped to the nearest quarter)"
             log("scale \(scale.factor) from \(scale.source.rawValue)\(measured); brush \(options.brushPoints) pt = \(brush.radius) px")
+            if !display.drawsWithDefaultVisual {
+                log("visual: the default is \(display.defaultVisualDescription); drawing with a \(display.drawingDepth ?? 0)-bit TrueColor visual and a colormap of its own")
+            }
             log("window \(size), pixel layout \(layout), drawing with \(surface.usesSharedMemory ? "MIT-SHM" : "XPutImage")"
                 + (surface.fallbackReason.map { " (\($0))" } ?? ""))
             if let config = options.config { log("options from \(config)") }

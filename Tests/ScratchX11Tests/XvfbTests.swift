@@ -84,13 +84,50 @@ import XvfbSupport
         #expect(throws: X11Error.cannotOpenDisplay(":4999")) { try X11Display(name: ":4999") }
     }
 
-    @Test func depth16HasNoLayout() throws {
-        let server = try Xvfb(width: 320, height: 240, depth: 16)
+    @Test(arguments: [16, 30])
+    func aNonDefaultDepthDrawsThroughA32BitVisual(depth: Int) throws {
+        let server = try Xvfb(width: 320, height: 240, depth: depth)
+        defer { server.stop() }
+        let display = try X11Display(name: server.displayName)
+        #expect(display.pixelLayout == .bgrx)
+        #expect(display.drawingDepth == 32)
+        #expect(!display.drawsWithDefaultVisual)
+        #expect(display.visualProblem == nil)
+        #expect(display.defaultVisualDescription == "depth \(depth) TrueColor")
+        let window = try X11Window(display: display, size: PixelSize(width: 40, height: 30), title: "t")
+        window.map()
+        for useSharedMemory in [true, false] {
+            let surface = try WindowSurface(window: window, size: window.size, useSharedMemory: useSharedMemory)
+            #expect(surface.usesSharedMemory == useSharedMemory)
+            let colours = [RGBA(r: 250, g: 10, b: 20), RGBA(r: 1, g: 128, b: 254)]
+            let fb = surface.framebuffer
+            for y in 0..<30 {
+                for x in 0..<40 {
+                    let p = fb.baseAddress.advanced(by: y * fb.bytesPerRow + x * 4).assumingMemoryBound(to: UInt8.self)
+                    let c = colours[(x + y) % 2]
+                    p[fb.layout.redOffset] = c.r; p[fb.layout.greenOffset] = c.g; p[fb.layout.blueOffset] = c.b
+                    p[fb.layout.padOffset] = 255
+                }
+            }
+            surface.present(PixelRect(size: window.size))
+            display.sync()
+            let image = try window.readPixels(PixelRect(size: window.size))
+            #expect(image[0, 0] == colours[0] && image[1, 0] == colours[1] && image[39, 29] == colours[(39 + 29) % 2])
+            #expect((0..<30).allSatisfy { y in (0..<40).allSatisfy { x in image[x, y] == colours[(x + y) % 2] } })
+            if useSharedMemory { _ = window.nextEvents(timeout: 1) }
+        }
+    }
+
+    @Test func depth8OffersNothingToDrawWithAndSaysSo() throws {
+        let server = try Xvfb(width: 320, height: 240, depth: 8)
         defer { server.stop() }
         let display = try X11Display(name: server.displayName)
         #expect(display.pixelLayout == nil)
-        let window = try X11Window(display: display, size: PixelSize(width: 10, height: 10), title: "t")
-        #expect(throws: X11Error.self) { try WindowSurface(window: window, size: window.size, useSharedMemory: false) }
+        let problem = display.visualProblem ?? ""
+        #expect(problem.contains("depth 8 PseudoColor") && problem.contains("24- or 32-bit TrueColor"), "\(problem)")
+        #expect(throws: X11Error.unsupportedVisual(problem)) {
+            try X11Window(display: display, size: PixelSize(width: 10, height: 10), title: "t")
+        }
     }
 
     // MARK: DPI
