@@ -16,8 +16,8 @@ let package = Package(
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
-        // cairo + pixman: the engine scratchbench compares against, and the icons' painter in
-        // assetmaker; the card itself never links it.
+        // cairo + pixman: the engines scratchbench and scalebench compare against, and the
+        // icons' painter in assetmaker; the card itself never links it.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
                        providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
 
@@ -38,6 +38,8 @@ let package = Package(
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
+        // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
+        .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
         // Draws the built-in default card: swift run assetmaker Assets; and the icons, with
         // cairo: swift run assetmaker --icons Assets/icons
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),

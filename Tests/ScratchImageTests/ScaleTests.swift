@@ -1,6 +1,7 @@
 import ScratchCore
 import ScratchImage
 import Testing
+import Foundation
 
 @Suite("scaledToFill")
 struct ScaleTests {
@@ -76,7 +77,7 @@ struct ScaleTests {
     @Test func enlargingIsCroppedCentredAndSmooth() {
         // 4x2 into 4x4: scale 2, the middle 2 columns show, enlarged.
         let source = Self.image(width: 4, height: 2) { x, _ in RGBA(r: UInt8(x * 80), g: 0, b: 0) }
-        let out = source.scaledToFill(PixelSize(width: 4, height: 4))
+        let out = source.scaledToFill(PixelSize(width: 4, height: 4), enlargingWith: .bilinear)
         let row = (0..<4).map { out[$0, 0].r }
         // Pixel centres map to source x 0.75, 1.25, 1.75, 2.25 (r = 80 * x).
         #expect(row == [60, 100, 140, 180])
@@ -132,5 +133,70 @@ struct ScaleTests {
         let out = one.scaledToFill(PixelSize(width: 640, height: 400))
         #expect(out.size == PixelSize(width: 640, height: 400))
         #expect(Self.differingPixels(out, RGBAImage(size: out.size, filledWith: RGBA(r: 9, g: 8, b: 7, a: 200))) == 0)
+    }
+
+    // MARK: - Enlarging filters
+
+    /// PSNR in dB over R, G and B.
+    static func psnr(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+        var sum = 0.0
+        for i in stride(from: 0, to: a.bytes.count, by: 4) {
+            for c in 0..<3 { let d = Double(a.bytes[i + c]) - Double(b.bytes[i + c]); sum += d * d }
+        }
+        return 10 * log10(255 * 255 / max(1e-9, sum / Double(a.size.pixelCount * 3)))
+    }
+
+    /// A picture with what photos and drawings have: smooth shading, fine texture, and
+    /// hard-edged shapes (a disc, bars, a thin line).
+    static let picture = image(width: 256, height: 160) { x, y in
+        let fx = Double(x), fy = Double(y)
+        var v = 120 + 50 * sin(fx / 9) * cos(fy / 13) + 20 * sin((fx + 2 * fy) / 3.7)
+        if (fx - 70) * (fx - 70) + (fy - 80) * (fy - 80) < 900 { v = 235 }
+        if x >= 150 && x < 230 && (x / 10) % 2 == 0 && y > 30 && y < 130 { v = 15 }
+        if y == 140 || y == 141 { v = 250 }
+        let b = UInt8(max(0, min(255, v))), g = UInt8(max(0, min(255, 255 - v)))
+        return RGBA(r: b, g: g, b: UInt8((x * 3 + y) % 256), a: 255)
+    }
+
+    @Test("shrunk 4x and enlarged back, Lanczos-3 (the standard) and Catmull-Rom come closer to the original than bilinear")
+    func sharpFiltersBeatBilinear() {
+        let original = Self.picture
+        let small = original.scaledToFill(PixelSize(width: 64, height: 40))
+        let bilinear = Self.psnr(original, small.scaledToFill(original.size, enlargingWith: .bilinear))
+        let cubic = Self.psnr(original, small.scaledToFill(original.size, enlargingWith: .catmullRom))
+        let lanczos = Self.psnr(original, small.scaledToFill(original.size, enlargingWith: .lanczos3))
+        let standard = Self.psnr(original, small.scaledToFill(original.size))
+        #expect(EnlargingFilter.standard == .lanczos3)
+        #expect(standard == lanczos)
+        #expect(cubic > bilinear + 0.3, "catmull-rom \(cubic) dB, bilinear \(bilinear) dB")
+        #expect(lanczos > bilinear + 0.3, "lanczos-3 \(lanczos) dB, bilinear \(bilinear) dB")
+    }
+
+    @Test("a hard edge enlarged 8x rises more steeply with Lanczos-3 and Catmull-Rom than bilinear")
+    func edgesStaySharp() {
+        let step = Self.image(width: 16, height: 4) { x, _ in x < 8 ? RGBA(r: 10, g: 10, b: 10) : RGBA(r: 245, g: 245, b: 245) }
+        /// The largest rise between neighbouring pixels of row 16.
+        func steepest(_ filter: EnlargingFilter) -> Int {
+            let big = step.scaledToFill(PixelSize(width: 128, height: 32), enlargingWith: filter)
+            return (1..<128).map { Int(big[$0, 16].r) - Int(big[$0 - 1, 16].r) }.max()!
+        }
+        let bilinear = steepest(.bilinear), lanczos = steepest(.lanczos3), cubic = steepest(.catmullRom)
+        #expect((29...30).contains(bilinear), "bilinear rises 235 over 8 px: \(bilinear)")
+        #expect(lanczos >= 34 && cubic >= 34, "lanczos \(lanczos), catmull-rom \(cubic), bilinear \(bilinear)")
+        // Far from the edge, the flat areas are exact.
+        let big = step.scaledToFill(PixelSize(width: 128, height: 32))
+        #expect(big[2, 3] == RGBA(r: 10, g: 10, b: 10) && big[125, 30] == RGBA(r: 245, g: 245, b: 245))
+    }
+
+    @Test("the kernels: 1 at their centre, 0 at the other whole pixels, and what they are in between")
+    func kernels() {
+        for filter in EnlargingFilter.allCases {
+            #expect(filter.weight(0) == 1)
+            for d in 1...4 { #expect(abs(filter.weight(Double(d))) < 1e-12 && abs(filter.weight(-Double(d))) < 1e-12) }
+        }
+        #expect(EnlargingFilter.bilinear.weight(0.25) == 0.75)
+        #expect(EnlargingFilter.catmullRom.weight(0.5) == 0.5625 && EnlargingFilter.catmullRom.weight(1.5) == -0.0625)
+        #expect(abs(EnlargingFilter.lanczos3.weight(0.5) - 0.6079271) < 1e-6)
+        #expect(EnlargingFilter.lanczos3.weight(1.5) < 0 && EnlargingFilter.lanczos3.weight(2.5) > 0)
     }
 }
