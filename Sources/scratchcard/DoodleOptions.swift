@@ -41,9 +41,10 @@ let doodleUsage = """
                                         [--scale F] [--display NAME] [--no-shm]
            scratchcard doodle IMAGE.png --trace FILE --out FILE.png [--color #RRGGBB] [--width PT]
 
-    Draw over a picture. The window shows it scaled down to fit the screen (never
-    enlarged); drag to draw a line, click to make a dot. The export has the picture's
-    own size, whatever the window showed.
+    Draw over a picture. The window shows it at its size in points (a 96-dpi picture:
+    2 pixels a picture pixel at scale 2), scaled down to fit the screen when larger;
+    drag to draw a line, click to make a dot. The export has the picture's own size,
+    whatever the window showed.
 
     options:
       --out FILE.png   where `s` saves (and quitting saves too); it may name the input

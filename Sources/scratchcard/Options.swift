@@ -80,10 +80,12 @@ let windowUsage = """
       --cover FILE     the cover image (PNG); default: the built-in silver foil
       --prize FILE     the prize image (PNG); default: the built-in prize
       --brush PT       brush radius in points (default 20); pixels = points x scale
-      --scale F        display scale factor (default: Xft.dpi / 96, else the screen's
-                       dpi / 96 when plausible, else 1)
-      --size WxH       window size in pixels (default: the cover's size); images are
-                       scaled to fill it, centred
+      --scale F        display scale factor, device pixels per point (default:
+                       Xft.dpi / 96, else the screen's dpi / 96 when plausible,
+                       snapped to the nearest quarter, else 1)
+      --size WxH       window size in points (default: the cover's size, an image
+                       being a 96-dpi picture); pixels = points x scale; images are
+                       scaled to fill it, centred (enlarged with Lanczos-3)
       --no-shm         draw with plain XPutImage instead of MIT-SHM shared memory
       --title TEXT     window title (default ScratchCard)
       --display NAME   X display to use (default: $DISPLAY)
@@ -101,7 +103,8 @@ let windowUsage = """
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put, latency and the time from
                        start to the first frame on screen, on exit
-      --verbose        say which display scale was chosen and how things are drawn
+      --verbose        say which display scale was chosen (the raw figure and the one
+                       used), the visual, and how things are drawn
       -h, --help       show this help and exit
       --version        show the version and exit
 
@@ -117,6 +120,8 @@ let windowUsage = """
 
     keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
           q or Escape quit; the window's close button quits too.
+    screens: a depth-16 or depth-30 screen is drawn through a 24/32-bit TrueColor
+             visual it offers; one with none (depth 8) is display trouble.
     exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input.
     """
 

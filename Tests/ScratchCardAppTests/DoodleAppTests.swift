@@ -250,7 +250,7 @@ import XvfbSupport
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
         let first = try server.waitForPixels(window: window) { $0[150, 100] == photo[150, 100] }
-        #expect(first.size == photo.size, "a picture smaller than the screen is never enlarged")
+        #expect(first.size == photo.size, "at scale 1 a picture smaller than the screen shows at its own size")
 
         try server.press("plus", in: window)                                           // 4 -> 6 pt
         let swatch = try server.waitForPixels(window: window) { $0[8, 8] == Self.border }

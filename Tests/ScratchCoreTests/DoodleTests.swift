@@ -243,7 +243,7 @@ struct DoodleTests {
         #expect(doodle[0, 0] == RGBA(r: 0, g: 0, b: 0, a: 0))
     }
 
-    @Test("the view fits the screen keeping the aspect, never enlarged; points map both ways")
+    @Test("the view fits the screen keeping the aspect, at scale 1 never enlarged; points map both ways")
     func fit() {
         let big = DoodleFit(image: PixelSize(width: 1600, height: 1200), within: PixelSize(width: 640, height: 480))
         #expect(big.view == PixelSize(width: 640, height: 480))
