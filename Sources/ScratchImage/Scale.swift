@@ -1,4 +1,4 @@
-import Foundation
+@preconcurrency import Glibc
 import ScratchCore
 
 /// How an image is enlarged (shrinking always averages areas, a box filter).
