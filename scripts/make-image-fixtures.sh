@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the JPEG and WebP test fixtures in Tests/ScratchImageTests/Fixtures (committed;
 # run again only to change them). Needs ImageMagick 6 (with libjpeg-turbo and libwebp)
-# and exiftool.
+# and exiftool (libimage-exiftool-perl): not in install-deps.sh, the tests need neither.
 #
 # quadrants.png, 64x48, upright: red top-left, green top-right, blue bottom-left,
 # yellow bottom-right. orient-N.jpg holds it stored the way a camera with EXIF

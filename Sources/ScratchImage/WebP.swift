@@ -60,6 +60,29 @@ public enum WebPFile {
         bytes.count >= 12 && bytes[0..<4].elementsEqual("RIFF".utf8) && bytes[8..<12].elementsEqual("WEBP".utf8)
     }
 
+    /// The bytes with the RIFF size and each chunk's size made to fit the data (a chunk
+    /// that runs past the end is cut to what is there), so that a mutated file passes
+    /// libwebp's container checks and reaches its decoders: for the fuzzer (Fuzz/webp)
+    /// and the tests that replay its inputs. Never used on a file being read.
+    static func withRIFFSizesFixed(_ input: [UInt8]) -> [UInt8] {
+        guard isWebP(input) else { return input }
+        var bytes = input
+        func put32(_ value: Int, at i: Int) {
+            for k in 0..<4 { bytes[i + k] = UInt8((value >> (8 * k)) & 0xFF) }
+        }
+        put32(bytes.count - 8, at: 4)
+        var at = 12
+        while at + 8 <= bytes.count {
+            var size = Int(bytes[at + 4]) | Int(bytes[at + 5]) << 8 | Int(bytes[at + 6]) << 16 | Int(bytes[at + 7]) << 24
+            if size > bytes.count - at - 8 {
+                size = bytes.count - at - 8
+                put32(size, at: at + 4)
+            }
+            at += 8 + size + (size & 1)
+        }
+        return bytes
+    }
+
     /// A status from libwebp in words for the user.
     static func problem(_ status: VP8StatusCode, truncated: Bool) -> String {
         if status == VP8_STATUS_NOT_ENOUGH_DATA || truncated { return "truncated WebP (the data ends too early)" }

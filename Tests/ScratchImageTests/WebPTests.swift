@@ -16,7 +16,7 @@ struct WebPTests {
         let bytes = try Fixture.bytes("lossy.webp")
         #expect(bytes[12..<16].elementsEqual("VP8 ".utf8), "the file is lossy (a VP8 chunk)")
         let image = try WebPFile.decode(bytes, name: "lossy.webp")
-        #expect(isUprightQuadrants(image, tolerance: 12), "\(quadrants(image))")
+        #expect(Bool(isUprightQuadrants(image, tolerance: 12)), "\(quadrants(image))")
     }
 
     @Test("a WebP with alpha keeps it, straight (not premultiplied)")
