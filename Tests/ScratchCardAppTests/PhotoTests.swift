@@ -158,4 +158,60 @@ import XvfbSupport
         #expect(ImageFormat(signatureOf: pngBytes) == .png)
         #expect(try PNGFile.read(path: png).size == Self.size)
     }
+
+    @Test("deck entries and deck folders take JPEG and WebP: a JPEG cover and a WebP prize from a deck file, a JPEG from a folder")
+    func decks() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.copyItem(atPath: Self.fixture("orient-3.jpg"), toPath: folder.appendingPathComponent("cover.jpg").path)
+        try FileManager.default.copyItem(atPath: Self.fixture("lossless.webp"), toPath: folder.appendingPathComponent("prize.webp").path)
+        let deck = folder.appendingPathComponent("deck.json").path
+        try #"{"cards": [{"id": "photo", "prize": "prize.webp", "cover": "cover.jpg"}]}"#.write(toFile: deck, atomically: true, encoding: .utf8)
+        let expected = try PNGFile.read(path: Self.fixture("quadrants.png"))
+        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+
+        let app = try RunningApp(["--deck", deck, "--scale", "1", "--events"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        let covered = try server.waitForPixels(window: window) { Self.upright($0) }
+        #expect(Self.upright(covered), "the JPEG cover, turned upright (orientation 3)")
+        try server.press("space", in: window)
+        let revealed = try server.waitForPixels(window: window) { $0 == expected }
+        #expect(revealed == expected, "the lossless WebP prize, exactly")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0, "\(app.standardError)")
+        #expect(app.events.first?["card"] as? String == "photo")
+
+        // A folder holding one JPEG: it is the deck's one card.
+        let cards = folder.appendingPathComponent("cards")
+        try FileManager.default.createDirectory(at: cards, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Self.fixture("orient-8.jpg"), toPath: cards.appendingPathComponent("Phone Photo.JPG").path)
+        let grey = try App.solidPNG(RGBA(r: 128, g: 128, b: 128), size: Self.size, in: folder, name: "grey.png")
+        let second = try RunningApp(["--deck", cards.path, "--cover", grey, "--scale", "1", "--events"], environment: server.environment)
+        let window2 = try server.scratchcardWindow()
+        _ = try server.waitForPixels(window: window2) { $0.size == Self.size && $0[32, 24] == RGBA(r: 128, g: 128, b: 128) }
+        try server.press("space", in: window2)
+        let shown = try server.waitForPixels(window: window2) { Self.upright($0) }
+        #expect(Self.upright(shown), "the folder's JPEG, upright (orientation 8)")
+        try server.press("q", in: window2)
+        #expect(second.wait() == 0, "\(second.standardError)")
+        #expect(second.events.first?["card"] as? String == "Phone Photo")
+    }
+
+    @Test("render reads a WebP cover and a JPEG prize (turned upright)")
+    func renderReadsJPEGAndWebP() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        // A stroke across the top row of quadrants, radius 6: the prize shows there.
+        let trace = folder.appendingPathComponent("t.trace").path
+        try Trace(canvas: Self.size, records: [.brush(6), .down(Point(x: 2, y: 12)), .move(Point(x: 62, y: 12)), .up]).serialized()
+            .write(toFile: trace, atomically: true, encoding: .utf8)
+        let out = folder.appendingPathComponent("card.png").path
+        let result = try runToExit(["render", "--trace", trace, "--cover", Self.fixture("lossless.webp"),
+                                    "--prize", Self.fixture("orient-7.jpg"), "--out", out])
+        #expect(result.status == 0, "\(result.err)")
+        let card = try PNGFile.read(path: out)
+        let cover = try PNGFile.read(path: Self.fixture("quadrants.png"))
+        let prize = try ImageFile.read(path: Self.fixture("orient-7.jpg"))
+        #expect(card[16, 12] == prize[16, 12] && card[48, 12] == prize[48, 12], "the prize, upright, under the stroke")
+        #expect(Self.upright(prize))
+        #expect(card[16, 36] == cover[16, 36] && card[48, 36] == cover[48, 36], "the WebP cover elsewhere")
+    }
 }
