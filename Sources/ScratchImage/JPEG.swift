@@ -51,13 +51,17 @@ public enum JPEGFile {
         let header = bytes.withUnsafeBufferPointer { raw in
             tjDecompressHeader3(handle, raw.baseAddress, UInt(raw.count), &width, &height, &subsampling, &colourspace)
         }
-        if header != 0 { throw failure(damaged(message(handle))) }
+        // A warning here (stray bytes between markers) still leaves a header read.
+        let headerRead = header == 0 || (tjGetErrorCode(handle) == Int32(TJERR_WARNING.rawValue) && width > 0 && height > 0)
+        if !headerRead { throw failure(damaged(message(handle))) }
         let w = Int(width), h = Int(height)
         if w < 1 || h < 1 { throw failure("image is \(w)x\(h), which has no pixels") }
         if w > PNGFile.maxSide || h > PNGFile.maxSide || w * h > maxPixels {
             throw failure("image is \(w)x\(h); the limit is \(PNGFile.maxSide) on a side and \(maxPixels) pixels")
         }
-        if let needed = frame.minimumEntropyBytes, bytes.count < needed {
+        // The bound from the size libjpeg read and the components' sampling we read.
+        let claimed = JPEGFrame(marker: frame.marker, precision: frame.precision, width: w, height: h, sampling: frame.sampling)
+        if let needed = claimed.minimumEntropyBytes, bytes.count < needed {
             throw failure("image is \(w)x\(h) but the file has only \(bytes.count) bytes, too few to hold it (truncated or damaged JPEG)")
         }
 

@@ -62,8 +62,10 @@ struct JPEGMarkers: Equatable {
         var at = 2
         while true {
             // A marker: 0xFF, any number of 0xFF fill bytes, then the marker's code.
+            // Stray bytes before it (some cameras write them) are skipped, as libjpeg
+            // skips them with a warning.
+            while at < bytes.count && bytes[at] != 0xFF { at += 1 }
             guard at < bytes.count else { return .failure(.truncated(at: at)) }
-            guard bytes[at] == 0xFF else { return .failure(.damaged("expected a marker at byte \(at)")) }
             while at < bytes.count && bytes[at] == 0xFF { at += 1 }
             guard at < bytes.count else { return .failure(.truncated(at: at)) }
             let code = bytes[at]

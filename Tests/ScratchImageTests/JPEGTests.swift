@@ -224,6 +224,16 @@ struct JPEGTests {
         }
     }
 
+    @Test("stray bytes between markers (as some cameras write) are skipped, as libjpeg skips them")
+    func strayBytesBetweenMarkers() throws {
+        var bytes = try Fixture.bytes("orient-6.jpg")
+        let sof = try #require(bytes.indices.first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xC0 })
+        bytes.insert(contentsOf: [0x00, 0x12, 0x34], at: sof)
+        guard case .success(let markers) = JPEGMarkers.scan(bytes) else { Issue.record("no markers"); return }
+        #expect(markers.frame?.width == 48 && markers.orientation == .rotatedClockwise)
+        #expect(Bool(isUprightQuadrants(try JPEGFile.decode(bytes, name: "stray.jpg"))))
+    }
+
     @Test("the decoder is picked by the file's first bytes, not its name")
     func pickedBySignature() throws {
         let folder = ScratchFolder()
