@@ -54,4 +54,14 @@ struct ImageFuzzRegressionTests {
             }
         }
     }
+
+    @Test("kept by the truncation test: a progressive JPEG cut between two scans is refused as truncated (TurboJPEG's warning names another problem); stray bytes before a marker decode")
+    func keptJPEGs() throws {
+        let folder = Self.fuzzFolder.appendingPathComponent("jpeg/regressions")
+        let cut = [UInt8](try Data(contentsOf: folder.appendingPathComponent("truncated-progressive-between-scans.jpg")))
+        let error = #expect(throws: ImageError.self) { try JPEGFile.decode(cut, name: "cut.jpg") }
+        #expect(error?.problem.hasPrefix("truncated JPEG") == true, "\(String(describing: error))")
+        let stray = [UInt8](try Data(contentsOf: folder.appendingPathComponent("stray-bytes-before-sof.jpg")))
+        #expect(try JPEGFile.decode(stray, name: "stray.jpg").size == PixelSize(width: 64, height: 48))
+    }
 }
