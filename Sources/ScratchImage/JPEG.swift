@@ -16,8 +16,7 @@ import ScratchCore
 ///     let photo = try JPEGFile.decode(bytes, name: "IMG_0001.jpg")
 ///     try JPEGFile.write(photo, to: "copy.jpg")
 public enum JPEGFile {
-    /// The quality `write` uses (libjpeg's 0-100 scale): hardly distinguishable from the
-    /// original for photos, about a third of the size of 100.
+    /// The quality `write` uses, on libjpeg's 1-100 scale.
     public static let defaultQuality = 92
 
     /// Decodes JPEG bytes (`tjDecompressHeader3`, `tjDecompress2`) and turns the result
