@@ -19,7 +19,7 @@ let package = Package(
         // JPEG through libjpeg-turbo's TurboJPEG API, WebP through libwebp: ScratchImage only.
         .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg",
                        providers: [.apt(["libturbojpeg0-dev"])]),
-        .systemLibrary(name: "CWebP", pkgConfig: "libwebp",
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
         // cairo + pixman: the engine scratchbench compares against, and the icons' painter in
         // assetmaker; the card itself never links it.

@@ -25,7 +25,7 @@ case "$name" in
     # so all three C libraries) + the target.
     swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
       -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
-    libs="libpng libturbojpeg libwebp"
+    libs="libpng libturbojpeg libwebp libwebpdemux"
     cflags=()
     for f in $(pkg-config --cflags $libs); do cflags+=(-Xcc "$f"); done
     swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CJPEG -I Sources/CWebP \

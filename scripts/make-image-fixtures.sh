@@ -34,4 +34,8 @@ $convert quadrants.png -strip -define webp:lossless=true lossless.webp
 $convert quadrants.png \( -size 32x48 xc:white -size 32x48 xc:'gray(50%)' +append \) \
   -alpha off -compose CopyOpacity -composite -strip -define webp:lossless=true alpha.webp
 $convert -delay 10 quadrants.png \( quadrants.png -negate \) -loop 0 -strip animated.webp
+# ImageMagick 6 appends the last frame again as a still WebP after the animation's RIFF:
+# keep the RIFF alone (its size field, little-endian, at byte 4, counts what follows byte 8).
+riff=$(od -An -t u4 -j 4 -N 4 animated.webp | tr -d ' ')
+head -c $((riff + 8)) animated.webp > animated.tmp && mv animated.tmp animated.webp
 ls -l orient-*.jpg progressive.jpg gray.jpg cmyk.jpg ./*.webp

@@ -1,10 +1,12 @@
 // The C edge for WebP: libwebp's decoding API, whose errors are return values
-// (VP8StatusCode). The pixels go into a buffer the caller owns, so nothing libwebp
+// (VP8StatusCode), and libwebpdemux's animation decoder for an animation's first frame. The pixels go into a buffer the caller owns, so nothing libwebp
 // allocates outlives the call.
 #ifndef SCRATCHCARD_CWEBP_SHIM_H
 #define SCRATCHCARD_CWEBP_SHIM_H
 
+#include <string.h>
 #include <webp/decode.h>
+#include <webp/demux.h>
 
 // WebPGetFeatures and WebPInitDecoderConfig are static inlines over version-checked
 // entry points; wrapped here with one prefix so the ABI version is the header's.
@@ -26,6 +28,31 @@ static inline VP8StatusCode cwebp_decode_rgba_into(const uint8_t *data, size_t s
     VP8StatusCode status = WebPDecode(data, size, &config);
     WebPFreeDecBuffer(&config.output);   // frees nothing of ours: the memory is external
     return status;
+}
+
+// The first frame of an animated WebP, composed on its canvas, as 8-bit RGBA with
+// straight alpha, copied into `out` (`width` x `height`, the canvas size the caller has
+// already checked against its limits, from WebPGetFeatures). libwebpdemux's
+// WebPAnimDecoder allocates two canvases of that size itself. Returns 1 on success.
+static inline int cwebp_decode_first_frame(const uint8_t *data, size_t size,
+                                           uint8_t *out, size_t out_size, int width, int height) {
+    WebPAnimDecoderOptions options;
+    if (!WebPAnimDecoderOptionsInit(&options)) return 0;
+    options.color_mode = MODE_RGBA;
+    options.use_threads = 0;
+    WebPData webp = { data, size };
+    WebPAnimDecoder *decoder = WebPAnimDecoderNew(&webp, &options);
+    if (decoder == NULL) return 0;
+    WebPAnimInfo info;
+    int ok = WebPAnimDecoderGetInfo(decoder, &info)
+        && (int)info.canvas_width == width && (int)info.canvas_height == height
+        && (size_t)width * (size_t)height * 4 <= out_size;
+    uint8_t *frame = NULL;
+    int timestamp = 0;
+    if (ok) ok = WebPAnimDecoderGetNext(decoder, &frame, &timestamp) && frame != NULL;
+    if (ok) memcpy(out, frame, (size_t)width * (size_t)height * 4);
+    WebPAnimDecoderDelete(decoder);
+    return ok;
 }
 
 #endif

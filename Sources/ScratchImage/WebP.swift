@@ -5,9 +5,9 @@ import ScratchCore
 
 /// Reads WebP files as `RGBAImage`s (8-bit RGBA, straight alpha).
 ///
-/// Lossy, lossless, with or without alpha. An animated WebP is refused with a message
+/// Lossy, lossless, with or without alpha. An animated WebP shows its first frame
 /// (ScratchCard shows still pictures). The same limits as PNG, checked on the header
-/// before the pixels are allocated.
+/// (an animation's canvas) before the pixels are allocated.
 ///
 ///     let cover = try WebPFile.decode(bytes, name: "foil.webp")
 public enum WebPFile {
@@ -31,9 +31,6 @@ public enum WebPFile {
         var features = WebPBitstreamFeatures()
         let status = bytes.withUnsafeBufferPointer { cwebp_get_features($0.baseAddress, $0.count, &features) }
         if status != VP8_STATUS_OK { throw failure(problem(status, truncated: truncated)) }
-        if features.has_animation != 0 {
-            throw failure("animated WebP, which ScratchCard does not show (save one frame as a still picture)")
-        }
         let w = Int(features.width), h = Int(features.height)
         if w < 1 || h < 1 { throw failure("image is \(w)x\(h), which has no pixels") }
         if w > PNGFile.maxSide || h > PNGFile.maxSide || w * h > maxPixels {
@@ -41,6 +38,12 @@ public enum WebPFile {
         }
 
         let count = w * h * 4
+        if features.has_animation != 0 {
+            // libwebpdemux composes the first frame of a file cut after it, so a cut
+            // animation is told by its RIFF size, which counts every frame.
+            if truncated { throw failure("truncated WebP (the data ends too early)") }
+            return try firstFrame(bytes, width: w, height: h, name: name)
+        }
         var decoded = VP8_STATUS_OK
         let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             decoded = bytes.withUnsafeBufferPointer { raw in
@@ -51,6 +54,23 @@ public enum WebPFile {
         if decoded != VP8_STATUS_OK { throw failure(problem(decoded, truncated: truncated)) }
         guard let image = RGBAImage(size: PixelSize(width: w, height: h), bytes: pixels) else {
             throw failure("decoded to the wrong number of bytes")
+        }
+        return image
+    }
+
+    /// An animation's first frame on its `width` x `height` canvas (already checked
+    /// against the limits): `WebPAnimDecoderNew`, `WebPAnimDecoderGetNext`.
+    static func firstFrame(_ bytes: [UInt8], width: Int, height: Int, name: String) throws(ImageError) -> RGBAImage {
+        let count = width * height * 4
+        var ok = false
+        let pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            ok = bytes.withUnsafeBufferPointer { raw in
+                cwebp_decode_first_frame(raw.baseAddress, raw.count, buffer.baseAddress, count, Int32(width), Int32(height)) != 0
+            }
+            initialized = ok ? count : 0
+        }
+        guard ok, let image = RGBAImage(size: PixelSize(width: width, height: height), bytes: pixels) else {
+            throw ImageError(path: name, problem: "damaged animated WebP (libwebp could not decode its first frame)")
         }
         return image
     }
