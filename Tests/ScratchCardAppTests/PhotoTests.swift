@@ -68,6 +68,21 @@ import XvfbSupport
         #expect(app.wait() == 0, "\(app.standardError)")
     }
 
+    @Test("an animated WebP prize shows its first frame")
+    func animatedWebPPrize() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let cover = try App.solidPNG(RGBA(r: 128, g: 128, b: 128), size: Self.size, in: folder, name: "cover.png")
+        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+        let app = try RunningApp(["--cover", cover, "--prize", Self.fixture("animated.webp"), "--scale", "1"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try server.waitForPixels(window: window) { $0.size == Self.size && $0[32, 24] == RGBA(r: 128, g: 128, b: 128) }
+        try server.press("space", in: window)
+        let shown = try server.waitForPixels(window: window) { Self.upright($0) }
+        #expect(Self.upright(shown), "the first frame (the second is its negative): TL \(shown[16, 12]) BR \(shown[48, 36])")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0, "\(app.standardError)")
+    }
+
     /// Bad JPEG and WebP files, in a fresh folder.
     static func badFiles() throws -> URL {
         let folder = try App.scratchFolder()
@@ -87,6 +102,8 @@ import XvfbSupport
         long[4] = 0xFF; long[5] = 0xF0
         try write(long, "long-segment.jpg")
         try write(Array(webp.prefix(webp.count / 2)), "truncated.webp")
+        let animated = [UInt8](try Data(contentsOf: URL(fileURLWithPath: fixture("animated.webp"))))
+        try write(Array(animated.prefix(animated.count - 50)), "cut-animated.webp")
         var bogus = webp
         for i in 30..<bogus.count { bogus[i] ^= 0x5A }
         try write(bogus, "bogus.webp")
@@ -101,6 +118,7 @@ import XvfbSupport
             (["--prize", "FOLDER/huge.jpg"], "huge.jpg: image is 16384x16384 but the file has only"),
             (["--cover", "FOLDER/long-segment.jpg"], "long-segment.jpg: truncated JPEG"),
             (["--cover", "FOLDER/truncated.webp"], "truncated.webp: truncated WebP"),
+            (["--prize", "FOLDER/cut-animated.webp"], "cut-animated.webp: truncated WebP"),
             (["--prize", "FOLDER/bogus.webp"], "bogus.webp: "),
             (["--prize", "FOLDER/header-only.webp"], "header-only.webp: "),
             (["doodle", "FOLDER/truncated.jpg", "--out", "FOLDER/x.png"], "truncated.jpg: truncated JPEG"),
