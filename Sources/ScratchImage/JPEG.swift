@@ -156,7 +156,9 @@ public enum JPEGFile {
     /// out, "damaged JPEG" otherwise, with libjpeg's own words in brackets.
     static func damaged(_ libjpegMessage: String) -> String {
         let lower = libjpegMessage.lowercased()
-        let ranOut = lower.contains("premature end") || lower.contains("truncat") || lower.contains("insufficient")
+        // firstRange(of:), the standard library's: String.contains(String) is Foundation's,
+        // and one use of it links all of swift-corelibs-foundation into the static binary.
+        let ranOut = ["premature end", "truncat", "insufficient"].contains { lower.firstRange(of: $0) != nil }
         let kind = ranOut ? "truncated JPEG (the data ends too early)" : "damaged JPEG"
         return libjpegMessage.isEmpty ? kind : "\(kind) (libjpeg: \(libjpegMessage))"
     }
