@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
 // ScratchCard: a scratch-to-reveal card for X11 desktops and kiosks.
-// The rooms below follow DESIGN.md: a pure-Swift core, thin C edges (Xlib, libpng),
+// The rooms below follow DESIGN.md: a pure-Swift core, thin C edges (Xlib, libpng, libjpeg-turbo, libwebp),
 // and the executables that wire them together.
 import PackageDescription
 
@@ -16,6 +16,11 @@ let package = Package(
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
+        // JPEG through libjpeg-turbo's TurboJPEG API, WebP through libwebp: ScratchImage only.
+        .systemLibrary(name: "CJPEG", pkgConfig: "libturbojpeg",
+                       providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp libwebpdemux",
+                       providers: [.apt(["libwebp-dev"])]),
         // cairo + pixman: the engines scratchbench and scalebench compare against, and the
         // icons' painter in assetmaker; the card itself never links it.
         .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
@@ -26,8 +31,8 @@ let package = Package(
 
         // The engine: geometry, mask and brush, compositor, reveal meter, traces.
         .target(name: "ScratchCore", dependencies: ["CInstructions"], linkerSettings: [.linkedLibrary("m")]),
-        // PNG in and out, image scaling.
-        .target(name: "ScratchImage", dependencies: ["CPNG", "ScratchCore"]),
+        // Image files in (PNG, JPEG, WebP) and out (PNG, JPEG), image scaling.
+        .target(name: "ScratchImage", dependencies: ["CPNG", "CJPEG", "CWebP", "ScratchCore"]),
         // The display connection, window, framebuffers, input, DPI.
         .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
         // The built-in default card, found as a resource.
@@ -45,7 +50,7 @@ let package = Package(
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
-        .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG"],
+        .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
         // Test-only: XFixes, to read the cursor the server shows (XFixesGetCursorImage).

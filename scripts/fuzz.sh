@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | trace | config | deck | replay (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|trace|config|deck|replay [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -20,15 +20,18 @@ flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld
 core=(-I Sources/CInstructions Sources/ScratchCore/*.swift)   # the core and its one C header
 
 case "$name" in
-  png)
-    # ScratchCore as a static library and module, then ScratchImage + the target.
+  png|jpeg|webp)
+    # ScratchCore as a static library and module, then ScratchImage (all its decoders,
+    # so all three C libraries) + the target.
     swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
       -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
-    pngcflags=()
-    for f in $(pkg-config --cflags libpng); do pngcflags+=(-Xcc "$f"); done
-    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CInstructions "${pngcflags[@]}" \
+    libs="libpng libturbojpeg libwebp libwebpdemux"
+    cflags=()
+    for f in $(pkg-config --cflags $libs); do cflags+=(-Xcc "$f"); done
+    swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CJPEG -I Sources/CWebP \
+      -I Sources/CInstructions ${cflags[@]+"${cflags[@]}"} \
       Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
-      -L "$out" -lScratchCore $(pkg-config --libs libpng) -lm -o "$out/fuzzer"
+      -L "$out" -lScratchCore $(pkg-config --libs $libs) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
   trace|config|deck|replay)

@@ -23,7 +23,7 @@ public struct DeckCard: Equatable, Sendable {
 
 /// The cards a kiosk deals from, each drawn at random in proportion to its weight.
 ///
-/// A deck is a folder of PNG prizes (each equally likely), or a JSON file:
+/// A deck is a folder of PNG, JPEG or WebP prizes (each equally likely), or a JSON file:
 ///
 ///     {"cards": [
 ///         {"id": "coffee", "prize": "coffee.png", "cover": "foil.png", "weight": 3},
@@ -91,7 +91,7 @@ public struct Deck: Equatable, Sendable {
         return draw(using: &rng)
     }
 
-    /// Loads a deck from a folder of PNG images or from a JSON deck file.
+    /// Loads a deck from a folder of images or from a JSON deck file.
     public static func load(path: String) throws(DeckError) -> Deck {
         var isFolder: ObjCBool = false
         guard !path.isEmpty, FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
@@ -100,8 +100,8 @@ public struct Deck: Equatable, Sendable {
         return isFolder.boolValue ? try loadFolder(path) : try loadFile(path)
     }
 
-    /// Every `*.png` (any case) regular file in the folder, hidden files skipped,
-    /// sorted by name, weight 1 each.
+    /// Every `*.png`, `*.jpg`, `*.jpeg` and `*.webp` (any case) regular file in the
+    /// folder, hidden files skipped, sorted by name, weight 1 each.
     static func loadFolder(_ path: String) throws(DeckError) -> Deck {
         func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
         let names: [String]
@@ -111,7 +111,7 @@ public struct Deck: Equatable, Sendable {
         let folder = PathText.resolve(path, against: FileManager.default.currentDirectoryPath)
         var cards: [DeckCard] = []
         var seen: [String: String] = [:]
-        for name in names.sorted() where !name.hasPrefix(".") && name.lowercased().hasSuffix(".png") {
+        for name in names.sorted() where !name.hasPrefix(".") && isImageName(name) {
             let file = PathText.resolve(name, against: folder)
             guard isRegularFile(file) else { continue }
             let id = PathText.stem(name)
@@ -120,8 +120,16 @@ public struct Deck: Equatable, Sendable {
             guard cards.count < maximumCards else { throw fail("more than \(maximumCards) images; a deck may have at most \(maximumCards)") }
             cards.append(DeckCard(id: id, prize: file))
         }
-        guard let deck = Deck(cards: cards) else { throw fail("no PNG images in the folder") }
+        guard let deck = Deck(cards: cards) else { throw fail("no PNG, JPEG or WebP images in the folder") }
         return deck
+    }
+
+    /// The names a deck folder's images have: the image files ScratchImage reads.
+    static let imageExtensions = ["png", "jpg", "jpeg", "webp"]
+
+    static func isImageName(_ name: String) -> Bool {
+        guard let dot = name.lastIndex(of: ".") else { return false }
+        return imageExtensions.contains(name[name.index(after: dot)...].lowercased())
     }
 
     static func loadFile(_ path: String) throws(DeckError) -> Deck {

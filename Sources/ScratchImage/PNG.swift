@@ -208,7 +208,8 @@ public enum PNGFile {
     // MARK: - Helpers
 
     /// Reads a whole regular file, refusing one over `maxFileBytes` before reading it.
-    static func readFile(_ path: String) throws(ImageError) -> [UInt8] {
+    /// `kind` names what a folder is not, in its message.
+    static func readFile(_ path: String, kind: String = "a PNG file") throws(ImageError) -> [UInt8] {
         func failure(_ problem: String) -> ImageError { ImageError(path: path, problem: problem) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         if fd < 0 {
@@ -219,7 +220,7 @@ public enum PNGFile {
         defer { close(fd) }
         var info = stat()
         if fstat(fd, &info) != 0 { throw failure("cannot read: \(errorText(errno))") }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw failure("is a folder, not a PNG file") }
+        if (info.st_mode & S_IFMT) == S_IFDIR { throw failure("is a folder, not \(kind)") }
         if (info.st_mode & S_IFMT) != S_IFREG { throw failure("not a regular file") }
         let size = Int(info.st_size)
         if size > maxFileBytes {

@@ -10,8 +10,8 @@ struct CardImages: Sendable {
 
     static func load(cover: String?, prize: String?) throws(ImageError) -> CardImages {
         // Both decodes at once, the prize's on another thread: at 4K each is mostly
-        // zlib's inflate, and the machine has more than one core. Called at start-up,
-        // before the loop runs, and on the card maker's worker, never by the loop.
+        // zlib's inflate (or libjpeg's IDCT), and the machine has more than one core. Called
+        // at start-up, before the loop runs, and on the card maker's worker, never by the loop.
         let prizeJob = Job { () throws(ImageError) in try loadImage(prize, builtIn: "prize.png") }
         let coverImage = Result { () throws(ImageError) in try loadImage(cover, builtIn: "cover.png") }
         let prizeImage = prizeJob.result()
@@ -20,10 +20,10 @@ struct CardImages: Sendable {
 
     /// The file at `path`, else the built-in image of that name from the data folder.
     private static func loadImage(_ path: String?, builtIn: String) throws(ImageError) -> RGBAImage {
-        if let path { return try PNGFile.read(path: path) }
+        if let path { return try ImageFile.read(path: path) }
         let file: String
         do { file = try DataFolder.current.get().file(builtIn) } catch { throw error.imageError }
-        do { return try PNGFile.read(path: file) } catch {
+        do { return try ImageFile.read(path: file) } catch {
             throw ImageError(path: error.path, problem: error.problem + " (the program's data is damaged: reinstall scratchcard)")
         }
     }

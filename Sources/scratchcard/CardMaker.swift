@@ -2,7 +2,7 @@
 import Foundation
 import ScratchCore
 
-/// Makes cards off the window's loop: deals one, decodes its PNGs, scales them to fill
+/// Makes cards off the window's loop: deals one, decodes its images, scales them to fill
 /// the window and converts them into the framebuffer's pixels (a `ScratchCanvas`).
 /// With two 4K PNGs that is a few hundred milliseconds the loop must not spend: it
 /// would show nothing new and read no input meanwhile.

@@ -11,7 +11,7 @@ import ScratchX11
 /// where it changed, the same loop as the scratch window (WindowApp.swift).
 func doodle(_ options: DoodleOptions) throws(ExitError) {
     let photo: RGBAImage
-    do { photo = try PNGFile.read(path: options.image) } catch { throw ExitError(code: 2, message: "\(error)") }
+    do { photo = try ImageFile.read(path: options.image) } catch { throw ExitError(code: 2, message: "\(error)") }
     if let trace = options.trace {
         try doodleTrace(trace, photo: photo, options: options)
     } else {
@@ -49,10 +49,11 @@ func doodleTrace(_ path: String, photo: RGBAImage, options: DoodleOptions) throw
     try exportDoodle(doodle, to: options.out!)
 }
 
-/// Writes the doodle at the picture's resolution (atomically: PNGFile.write goes through
-/// AtomicFile) and prints the path.
+/// Writes the doodle at the picture's resolution, upright (the picture was turned by its
+/// EXIF orientation when read), and prints the path: a JPEG when `path` ends in .jpg or
+/// .jpeg, else a PNG; atomically either way (ImageFile.write goes through AtomicFile).
 func exportDoodle(_ doodle: Doodle, to path: String) throws(ExitError) {
-    do { try PNGFile.write(doodle.rendered(), to: path) } catch { throw ExitError(code: 1, message: "\(error)") }
+    do { try ImageFile.write(doodle.rendered(), to: path) } catch { throw ExitError(code: 1, message: "\(error)") }
     print(path)
 }
 

@@ -37,19 +37,22 @@ enum DoodlePen {
 }
 
 let doodleUsage = """
-    usage: scratchcard doodle IMAGE.png [--out FILE.png] [--color #RRGGBB] [--width PT]
-                                        [--scale F] [--display NAME] [--no-shm]
-           scratchcard doodle IMAGE.png --trace FILE --out FILE.png [--color #RRGGBB] [--width PT]
+    usage: scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
+                                    [--scale F] [--display NAME] [--no-shm]
+           scratchcard doodle IMAGE --trace FILE --out FILE [--color #RRGGBB] [--width PT]
 
-    Draw over a picture. The window shows it at its size in points (a 96-dpi picture:
-    2 pixels a picture pixel at scale 2), scaled down to fit the screen when larger;
-    drag to draw a line, click to make a dot. The export has the picture's own size,
+    Draw over a picture (PNG, JPEG or WebP; a JPEG turned upright by its EXIF
+    orientation). The window shows it at its size in points (a 96-dpi picture: 2 pixels
+    a picture pixel at scale 2), scaled down to fit the screen when larger; drag to draw
+    a line, click to make a dot. The export has the picture's own size, upright,
     whatever the window showed.
 
     options:
-      --out FILE.png   where `s` saves (and quitting saves too); it may name the input
-                       only on purpose. Without it, `s` writes IMAGE-doodle.png in the
-                       current folder, numbered (-2, -3, ...) so no file is overwritten
+      --out FILE       where `s` saves (and quitting saves too): a JPEG (quality 92)
+                       when FILE ends in .jpg or .jpeg, else a PNG. It may name the
+                       input only on purpose. Without it, `s` writes IMAGE-doodle.png
+                       in the current folder, numbered (-2, -3, ...) so no file is
+                       overwritten
       --color #RRGGBB  the pen's colour (default #E53935, the palette's 1)
       --width PT       the pen's width in points, 1 to 200 (default 8): a line's
                        thickness, a dot's diameter; pixels = points x scale
@@ -97,9 +100,9 @@ func parseDoodle(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         default: throw UsageError(message: "doodle: unknown option '\(token.prefix(80))'")
         }
     }
-    guard let image else { throw UsageError(message: "doodle needs an IMAGE.png to draw on") }
+    guard let image else { throw UsageError(message: "doodle needs an IMAGE (PNG, JPEG or WebP) to draw on") }
     options.image = image
-    if options.trace != nil && options.out == nil { throw UsageError(message: "doodle --trace needs --out FILE.png") }
+    if options.trace != nil && options.out == nil { throw UsageError(message: "doodle --trace needs --out FILE") }
     if options.trace != nil && !widthGiven { options.widthPoints = 0 }   // 0: the trace's own brush
     return .doodle(options)
 }

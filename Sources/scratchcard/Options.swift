@@ -71,14 +71,16 @@ let windowUsage = """
     usage: scratchcard [options]
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
            scratchcard log-summary FILE
-           scratchcard doodle IMAGE.png [--out FILE.png] [--color #RRGGBB] [--width PT]
-                                        (see scratchcard doodle --help)
+           scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
+                                    (see scratchcard doodle --help)
 
-    A scratch card: press and drag over the foil to reveal the prize beneath.
+    A scratch card: press and drag over the foil to reveal the prize beneath. Images
+    may be PNG, JPEG or WebP (told apart by their contents); a JPEG is turned upright
+    by its EXIF orientation.
 
     options:
-      --cover FILE     the cover image (PNG); default: the built-in silver foil
-      --prize FILE     the prize image (PNG); default: the built-in prize
+      --cover FILE     the cover image; default: the built-in silver foil
+      --prize FILE     the prize image; default: the built-in prize
       --brush PT       brush radius in points (default 20); pixels = points x scale
       --scale F        display scale factor, device pixels per point (default:
                        Xft.dpi / 96, else the screen's dpi / 96 when plausible,
@@ -91,8 +93,8 @@ let windowUsage = """
       --display NAME   X display to use (default: $DISPLAY)
       --reveal-at PCT  reveal the whole card once PCT percent is scratched (default
                        60; 100 turns it off)
-      --deck PATH      draw each card's prize at random from a deck: a folder of PNGs
-                       or a JSON deck file (see README)
+      --deck PATH      draw each card's prize at random from a deck: a folder of
+                       images (.png, .jpg, .jpeg, .webp) or a JSON deck file (see README)
       --snapshot-dir DIR  where `s` saves snapshots (default: the current folder)
       --events         write card events as JSON lines on stdout (see README)
       --config FILE    read options from a JSON file (default:

@@ -2,7 +2,7 @@
 //
 // How it works, in the order to read it:
 //   Options.swift          the command line (and config file), read into one immutable value
-//   Card.swift             the cards: images (built-in or PNG files), dealt from a deck
+//   Card.swift             the cards: images (built-in, or PNG, JPEG or WebP files), dealt from a deck
 //   DataFolder.swift       where the built-in card's files are: ../share/scratchcard from the binary
 //   Threads.swift          a detached pthread and a condition (not Foundation's: binary size)
 //   WindowApp.swift        the window and its loop: X events -> strokes -> composite -> put
@@ -13,7 +13,7 @@
 //   Render.swift           `scratchcard render`: a trace replayed with no display
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
 // The engine (mask, brush, compositor, the card's state machine) lives in ScratchCore;
-// Xlib in ScratchX11; PNG files in ScratchImage.
+// Xlib in ScratchX11; image files (PNG, JPEG, WebP) in ScratchImage.
 @preconcurrency import Glibc
 import Foundation
 import ScratchCore

@@ -49,7 +49,7 @@ struct DeckLoadTests {
         let tmp = try TemporaryFolder()
         try tmp.write("empty/readme.txt")
         let error = deckError { () throws(DeckError) in try Deck.load(path: tmp.path + "/empty") }
-        #expect(error == DeckError(path: tmp.path + "/empty", message: "no PNG images in the folder"))
+        #expect(error == DeckError(path: tmp.path + "/empty", message: "no PNG, JPEG or WebP images in the folder"))
     }
 
     @Test("a missing deck is an error")
