@@ -12,8 +12,8 @@ let package = Package(
     ],
     targets: [
         // C edges: system libraries found through pkg-config.
-        .systemLibrary(name: "CX11", pkgConfig: "x11 xext xi",
-                       providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev"])]),
+        .systemLibrary(name: "CX11", pkgConfig: "x11 xext xi xrandr",
+                       providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev", "libxrandr-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
                        providers: [.apt(["libpng-dev"])]),
         // JPEG through libjpeg-turbo's TurboJPEG API, WebP through libwebp: ScratchImage only.

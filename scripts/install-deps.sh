@@ -4,7 +4,7 @@
 set -euo pipefail
 
 packages=(
-  pkg-config libx11-dev libxext-dev libxi-dev libpng-dev   # the C libraries behind CX11 (Xlib, Xext: MIT-SHM, DPMS; Xi: touch) and CPNG
+  pkg-config libx11-dev libxext-dev libxi-dev libxrandr-dev libpng-dev   # the C libraries behind CX11 (Xlib, Xext: MIT-SHM, DPMS; Xi: touch; Xrandr: the refresh rate) and CPNG
   libturbojpeg0-dev libwebp-dev   # CJPEG (libjpeg-turbo's TurboJPEG API) and CWebP (libwebp)
   libxfixes-dev   # tests only: XFixesGetCursorImage, to see the hidden cursor
   xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop/xwininfo/xmessage, xrdb/xset, xwd

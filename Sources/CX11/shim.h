@@ -1,5 +1,5 @@
 // The C edge of the X11 room: Xlib, its utilities, MIT-SHM and System V shared memory,
-// DPMS (libXext) and XInput 2 (libXi, for touch).
+// DPMS (libXext), XInput 2 (libXi, for touch) and RandR (libXrandr, for the refresh rate).
 // Macros and variadic calls that Swift cannot import get `static inline` wrappers here,
 // all named cx11_….
 #ifndef SCRATCHCARD_CX11_SHIM_H
@@ -13,9 +13,24 @@
 #include <X11/extensions/XShm.h>
 #include <X11/extensions/dpms.h>
 #include <X11/extensions/XInput2.h>
+#include <X11/extensions/Xrandr.h>
 #include <sys/ipc.h>
 #include <sys/shm.h>
 #include <stddef.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
+
+// ppoll (Linux, a GNU extension of <poll.h>, so not in Swift's Glibc module): a wait
+// with a timeout in nanoseconds, for the frame pacer's slots between milliseconds.
+int ppoll(struct pollfd *fds, nfds_t nfds, const struct timespec *timeout, const sigset_t *sigmask);
+
+// Waits on `fds` for up to `nanoseconds` (negative: forever); poll's return value.
+static inline int cx11_poll_nanoseconds(struct pollfd *fds, nfds_t count, long long nanoseconds) {
+    if (nanoseconds < 0) return ppoll(fds, count, NULL, NULL);
+    struct timespec wait = { (time_t)(nanoseconds / 1000000000LL), (long)(nanoseconds % 1000000000LL) };
+    return ppoll(fds, count, &wait, NULL);
+}
 
 // Display macros (Xlib.h).
 static inline int cx11_connection_number(Display *d) { return ConnectionNumber(d); }

@@ -150,7 +150,7 @@ public final class X11Window {
 
     /// Waits for events and returns every one that has arrived, translated, in order.
     ///
-    /// When none is pending, `poll()`s the connection for up to `timeout` seconds (nil:
+    /// When none is pending, `ppoll()`s the connection for up to `timeout` seconds (nil:
     /// forever; 0: not at all); then drains the queue (`XPending`, `XNextEvent`), so a
     /// burst of motion becomes one call and one repaint. Returns [] on timeout.
     /// MIT-SHM completions also reach the surface that sent the put (`handleCompletion`).
@@ -163,11 +163,11 @@ public final class X11Window {
         if events.isEmpty && XPending(d) == 0 {
             var descriptors = [pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0)]
                 + others.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
-            let milliseconds: Int32 = if let timeout {
-                Int32(min(max(0, (timeout * 1000).rounded(.up)), Double(Int32.max)))
-            } else { -1 }
-            // A negative fd is ignored by poll(). EINTR or timeout: whatever is pending.
-            _ = poll(&descriptors, nfds_t(descriptors.count), milliseconds)
+            // ppoll, not poll: the frame pacer's slots fall between milliseconds, and
+            // poll's whole milliseconds would make every paced put up to 1 ms late.
+            // A negative fd is ignored. EINTR or timeout: whatever is pending.
+            let nanoseconds: Int64 = if let timeout { Int64(min(max(0, timeout), 86_400) * 1e9) } else { -1 }
+            _ = cx11_poll_nanoseconds(&descriptors, nfds_t(descriptors.count), nanoseconds)
         }
         var event = XEvent()
         while XPending(d) > 0 {

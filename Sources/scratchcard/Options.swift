@@ -49,6 +49,8 @@ struct WindowOptions: Equatable {
     var exitChord = "ctrl+alt+shift+q"
     /// How many fingers scratch at once on a touchscreen (XInput 2.2).
     var maxFingers = 2
+    /// At most this many puts a second; nil: the monitor's refresh rate (RandR), else 60.
+    var maxFPS: Double?
 }
 
 /// Options of `scratchcard render`.
@@ -105,6 +107,9 @@ let windowUsage = """
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put, latency and the time from
                        start to the first frame on screen, on exit
+      --max-fps N      put at most N frames a second on screen, 1 to 1000 (default:
+                       the refresh rate of the monitor the window is on, from RandR;
+                       60 when unknown); strokes still reach the card at every event
       --verbose        say which display scale was chosen (the raw figure and the one
                        used), the visual, and how things are drawn
       -h, --help       show this help and exit
@@ -164,6 +169,7 @@ let configSchema: [String: ConfigValueKind] = [
     "no-shm": .flag, "title": .string, "display": .string, "record": .path, "stats": .flag,
     "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag, "log": .path,
     "kiosk": .flag, "idle-reset": .number, "abandon-reset": .number, "exit-chord": .string, "max-fingers": .number,
+    "max-fps": .number,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -237,6 +243,7 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
                 throw UsageError(message: "--exit-chord takes modifiers and a key, like ctrl+alt+shift+q, not '\(options.exitChord.prefix(40))'")
             }
         case "--max-fingers": options.maxFingers = try wholeNumber(value(), token, in: 1...10)
+        case "--max-fps": options.maxFPS = try number(value(), token, in: FramePacer.rates)
         case "--config": _ = try value()         // read before the rest, in parseCommand
         default:
             throw UsageError(message: token.hasPrefix("-") ? "unknown option '\(token)'" : "unexpected argument '\(token)'")
@@ -280,6 +287,14 @@ func nonEmpty(_ text: String, _ option: String) throws(UsageError) -> String {
 func positiveNumber(_ text: String, _ option: String, upTo limit: Double) throws(UsageError) -> Double {
     guard let value = Trace.parseDecimal(Substring(text)), value > 0, value <= limit else {
         throw UsageError(message: "\(option) takes a number greater than 0 and at most \(Int(limit)), not '\(text.prefix(40))'")
+    }
+    return value
+}
+
+/// A plain decimal number in `range`; anything else names the option.
+func number(_ text: String, _ option: String, in range: ClosedRange<Double>) throws(UsageError) -> Double {
+    guard let value = Trace.parseDecimal(Substring(text)), range.contains(value) else {
+        throw UsageError(message: "\(option) takes a number from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text.prefix(40))'")
     }
     return value
 }

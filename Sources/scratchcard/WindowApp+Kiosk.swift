@@ -22,19 +22,21 @@ extension WindowApp {
         lastTouch = monotonicSeconds()
     }
 
-    /// When the loop must wake without input: the fade's next frame, the attract band's,
-    /// or a kiosk reset. Nil: only input wakes it (idle means no CPU).
+    /// When the loop must wake without input: a put the pacer held back, the fade's next
+    /// frame, the attract band's, or a kiosk reset. Nil: only input wakes it (idle means
+    /// no CPU).
     func nextWake(now: Double) -> Double? {
         var wake: Double?
         func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
-        if session.isAnimating { atLatest(nextFrameAt) }
+        if let put = pacedPutWake(now: now) { atLatest(put) }
+        if session.isAnimating { atLatest(frameWake(now: now)) }
         guard options.kiosk else { return wake }
         if !window.holdsKeyboard { atLatest(retryKeyboardAt) }
         switch session.phase {
         case .fresh:
             let t = now - session.shownAt
             if shimmer.centre(at: t) != nil || shimmerCentre != nil {
-                atLatest(nextFrameAt)
+                atLatest(frameWake(now: now))
             } else {
                 let cycle = shimmer.sweep + shimmer.rest
                 atLatest(session.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)

@@ -42,9 +42,16 @@ final class WindowApp {
     var blankingInhibitor: ScreenBlankingInhibitor?
     /// Fingers scratching now, each with its own pen (the mouse is pen 0).
     var fingers: Fingers
-    /// When the next animation frame is due, and the pace of frames.
+    /// When the next animation frame is due, and the pace of frames: the pacer's.
     var nextFrameAt = 0.0
-    let frameInterval = 1.0 / 30
+    var frameInterval: Double { pacer.animationInterval }
+    /// At most one put per refresh interval (WindowApp+Pacing.swift); what set its rate.
+    var pacer: FramePacer
+    let pacerRateSource: String
+    /// Strokes changed the mask since the last put: a put is wanted.
+    var changesWaiting = false
+    /// A wanted put was held back by the pacer (for --stats).
+    var putHeld = false
     var lastTouch = monotonicSeconds()
 
     var recording: [Trace.Record] = []
@@ -71,6 +78,9 @@ final class WindowApp {
         var longestWakeMicroseconds = 0
         /// How many times the card was laid out again for a new window size.
         var relayouts = 0
+        /// Puts that waited for the pacer, and the most strokes one put carried.
+        var heldPuts = 0
+        var mostStrokesInAPut = 0
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -107,6 +117,7 @@ final class WindowApp {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
         } catch { throw ExitError(code: 1, message: "\(error)") }
+        (pacer, pacerRateSource) = Self.pacer(options: options, window: window)
         exitChord = KeyChord(parsing: options.exitChord)
         if options.kiosk {
             let method = window.makeFullScreen()
@@ -127,6 +138,7 @@ final class WindowApp {
             log("window \(size), pixel layout \(layout), drawing with \(surface.usesSharedMemory ? "MIT-SHM" : "XPutImage")"
                 + (surface.fallbackReason.map { " (\($0))" } ?? ""))
             if let config = options.config { log("options from \(config)") }
+            log("at most \(String(format4: pacer.rate)) puts a second (\(pacerRateSource))")
         }
     }
 
@@ -230,19 +242,27 @@ final class WindowApp {
         stats.events += 1
         stats.waiting.append(monotonicMicroseconds())
         guard !dirty.isEmpty else { return }
+        changesWaiting = true
         emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds()))
         if session.isRevealed { canvas.allPensUp() }
     }
 
     /// Composites what changed (and what was exposed, or the fade's frame) and puts it
-    /// on screen in one put.
-    func repaint() {
+    /// on screen in one put, at the pacer's pace: while it holds the put back, the
+    /// changes wait in the mask (and, on a 4K canvas, in the image), and the next wake
+    /// (`nextWake`) is at its slot. `paced: false` (a snapshot) puts at once.
+    func repaint(paced: Bool = true) {
+        let now = monotonicSeconds()
+        if paced, !pacer.mayPut(at: now) {
+            if putWanted(now: now) { putHeld = true }
+            return
+        }
         var area = canvas.compositeChanges(into: surface.framebuffer).rect
+        changesWaiting = false
         // Animation frames (the fade, the attract band) come at their own pace, not on
         // every wake-up: a put's completion must not start the next frame early.
-        let now = monotonicSeconds()
-        let frameDue = now >= nextFrameAt
-        if frameDue { nextFrameAt = now + frameInterval }
+        let frameDue = now >= nextFrameAt - FramePacer.slack
+        if frameDue { nextFrameAt = pacer.nextAnimationFrame(after: now) }
         if frameDue, let fade = session.fadeProgress(now: now) {
             if fade >= 1 {
                 canvas.revealAll()
@@ -263,8 +283,12 @@ final class WindowApp {
             return
         }
         stats.repaints += 1
+        if putHeld { stats.heldPuts += 1 }
+        putHeld = false
+        stats.mostStrokesInAPut = Swift.max(stats.mostStrokesInAPut, stats.waiting.count)
         stats.inFlight.append(contentsOf: stats.waiting)
         stats.waiting.removeAll(keepingCapacity: true)
+        pacer.didPut(at: now)
         surface.present(area)
         if !surface.usesSharedMemory {
             display.sync()          // a plain put is done once the server has answered
@@ -307,7 +331,7 @@ final class WindowApp {
 
     /// `s`: what the window shows, as a PNG named by the time, written atomically.
     func saveSnapshot() {
-        if surface.canDraw { repaint() }
+        if surface.canDraw { repaint(paced: false) }
         let folder = options.snapshotDirectory ?? "."
         let path = snapshotPath(in: folder)
         do {
@@ -334,7 +358,9 @@ final class WindowApp {
                 + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))"
                 + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")"
                 + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))"
-                + " relayouts=\(stats.relayouts)\n"
+                + " relayouts=\(stats.relayouts)"
+                + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
+                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut)\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }

@@ -1,0 +1,87 @@
+import Testing
+@testable import ScratchCore
+
+/// The pacing rule on its own: a simulated clock, no display.
+struct FramePacerTests {
+    @Test("the first put goes at once; one right after waits a whole interval; after a pause, at once again")
+    func firstAfterPauseGoesAtOnce() {
+        var pacer = FramePacer(rate: 60)
+        #expect(pacer.mayPut(at: 10))
+        #expect(pacer.earliestPut(at: 10) == 10)
+        pacer.didPut(at: 10)
+        #expect(!pacer.mayPut(at: 10.001))
+        #expect(abs(pacer.earliestPut(at: 10.001) - (10 + 1.0 / 60)) < 1e-12)
+        #expect(!pacer.mayPut(at: 10 + 1.0 / 60 - 0.001))
+        #expect(pacer.mayPut(at: 10 + 1.0 / 60))
+        // Half a second later nothing holds it back.
+        #expect(pacer.mayPut(at: 10.5))
+        #expect(pacer.earliestPut(at: 10.5) == 10.5)
+    }
+
+    @Test("a wake a few microseconds early is on time; one a tenth of a millisecond early more is not")
+    func slack() {
+        var pacer = FramePacer(rate: 100)
+        pacer.didPut(at: 1)
+        #expect(pacer.mayPut(at: 1.01 - 0.000_05))
+        #expect(!pacer.mayPut(at: 1.01 - 0.000_2))
+    }
+
+    @Test("1000 events a second for 2 s: at most one put per interval, every event in one put, none waits over an interval")
+    func thousandHertzDrag() {
+        var pacer = FramePacer(rate: 60)
+        var waiting: [Double] = []
+        var puts: [Double] = []
+        var longestWait = 0.0
+        var carried = 0
+        // Events every millisecond; the loop wakes for each event and at the slot.
+        var t = 0.0
+        var slot: Double?
+        func tryPut(_ now: Double) {
+            guard !waiting.isEmpty else { return }
+            if pacer.mayPut(at: now) {
+                puts.append(now)
+                pacer.didPut(at: now)
+                for arrival in waiting { longestWait = max(longestWait, now - arrival) }
+                carried += waiting.count
+                waiting.removeAll()
+                slot = nil
+            } else {
+                slot = pacer.earliestPut(at: now)
+            }
+        }
+        for i in 0..<2000 {
+            t = Double(i) / 1000
+            if let due = slot, due <= t { tryPut(due) }
+            waiting.append(t)
+            tryPut(t)
+        }
+        if let due = slot { tryPut(due) }
+        #expect(carried == 2000)
+        for (a, b) in zip(puts, puts.dropFirst()) { #expect(b - a >= 1.0 / 60 - FramePacer.slack) }
+        #expect(puts.count <= 2 * 60 + 1)
+        #expect(puts.count >= 2 * 60 - 1)
+        #expect(longestWait <= 1.0 / 60 + 1e-9)
+        #expect(puts.first == 0, "the first event of the drag is put at once")
+    }
+
+    @Test("animations: a whole number of intervals near 30 frames a second, never faster than puts")
+    func animationInterval() {
+        #expect(abs(FramePacer(rate: 60).animationInterval - 2.0 / 60) < 1e-12)
+        #expect(abs(FramePacer(rate: 144).animationInterval - 5.0 / 144) < 1e-12)
+        #expect(abs(FramePacer(rate: 30).animationInterval - 1.0 / 30) < 1e-12)
+        #expect(abs(FramePacer(rate: 24).animationInterval - 1.0 / 24) < 1e-12, "slower than 30: every interval")
+        #expect(abs(FramePacer(rate: 1000).animationInterval - 33.0 / 1000) < 1e-12)
+        let pacer = FramePacer(rate: 60)
+        #expect(abs(pacer.nextAnimationFrame(after: 3) - (3 + 2.0 / 60)) < 1e-12)
+    }
+
+    @Test("rates out of range are clamped; not a number counts as 60")
+    func clamping() {
+        #expect(FramePacer(rate: 0).rate == 1)
+        #expect(FramePacer(rate: -5).rate == 1)
+        #expect(FramePacer(rate: 1e9).rate == 1000)
+        #expect(FramePacer(rate: .infinity).rate == 1000)
+        #expect(FramePacer(rate: .nan).rate == 60)
+        #expect(FramePacer(rate: 75.02).interval == 1 / 75.02)
+    }
+}
