@@ -156,10 +156,22 @@ public final class X11Window {
     /// MIT-SHM completions also reach the surface that sent the put (`handleCompletion`).
     /// `alsoWaitingOn` are other descriptors whose input ends the wait too (a signal
     /// pipe, a worker's wake-up pipe); reading them is the caller's business.
-    public func nextEvents(timeout: Double?, alsoWaitingOn others: Int32...) -> [WindowEvent] {
+    ///
+    /// `readingDisplay: false` leaves the connection alone: it waits only on `others`
+    /// for up to `timeout` and returns what was kept from `map`, if anything. The frame
+    /// pacer uses it while a put is held back: events wait in the socket until the slot,
+    /// instead of waking the program one by one.
+    public func nextEvents(timeout: Double?, readingDisplay: Bool = true, alsoWaitingOn others: Int32...) -> [WindowEvent] {
         let d = display.handle
         var events = backlog
         backlog = []
+        if !readingDisplay {
+            guard events.isEmpty else { return events }
+            var descriptors = others.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+            let nanoseconds: Int64 = if let timeout { Int64(min(max(0, timeout), 86_400) * 1e9) } else { -1 }
+            _ = cx11_poll_nanoseconds(&descriptors, nfds_t(descriptors.count), nanoseconds)
+            return []
+        }
         if events.isEmpty && XPending(d) == 0 {
             var descriptors = [pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0)]
                 + others.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }

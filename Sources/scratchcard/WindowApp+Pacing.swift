@@ -33,3 +33,38 @@ extension WindowApp {
         Swift.max(nextFrameAt, pacer.earliestPut(at: now))
     }
 }
+
+extension WindowApp {
+    /// Waits for events, as `X11Window.nextEvents`; but while the pacer holds the next
+    /// put back and no put is in flight, it leaves the display's events in the socket
+    /// until the slot (still waking for signals, the card maker, and timers), so a drag
+    /// wakes the program once a frame instead of once an event. At the slot every event
+    /// is read and stroked in order, so the meter, the events and the reveal threshold
+    /// are exact. A put in flight is waited for as before: its completion is on the
+    /// same connection, and dates the latency of the strokes it carried.
+    func nextEvents(now: Double, timeout: Double?, signals: Int32) -> [WindowEvent] {
+        guard surface.canDraw, !pacer.mayPut(at: now) else {
+            return window.nextEvents(timeout: timeout, alsoWaitingOn: signals, cardMaker.wakeDescriptor)
+        }
+        putHeld = true
+        let untilSlot = Swift.max(0, pacer.earliestPut(at: now) - now)
+        let kept = window.nextEvents(timeout: Swift.min(timeout ?? untilSlot, untilSlot), readingDisplay: false,
+                                     alsoWaitingOn: signals, cardMaker.wakeDescriptor)
+        // At the slot (or woken sooner): everything that came meanwhile, before the put.
+        return kept + window.nextEvents(timeout: 0, alsoWaitingOn: signals, cardMaker.wakeDescriptor)
+    }
+
+    /// When a stroke's event arrived, in monotonic microseconds, for its latency: the
+    /// X event's time (milliseconds on the server's monotonic clock, which on Linux is
+    /// ours) when it is at most a minute old, else now. Read at a slot, the event may
+    /// have waited in the socket; its time tells since when. The server's milliseconds
+    /// are truncated, so this errs early by under 1 ms: latencies read long, never short.
+    func arrivalMicroseconds(serverTime: UInt?) -> Int {
+        let now = monotonicMicroseconds()
+        guard let serverTime else { return now }
+        let nowMilliseconds = now / 1000
+        let age = Int(UInt32(truncatingIfNeeded: nowMilliseconds) &- UInt32(truncatingIfNeeded: serverTime))
+        guard age < 60_000 else { return now }
+        return Swift.min(now, (nowMilliseconds - age) * 1000)
+    }
+}

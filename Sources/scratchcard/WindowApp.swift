@@ -50,7 +50,7 @@ final class WindowApp {
     let pacerRateSource: String
     /// Strokes changed the mask since the last put: a put is wanted.
     var changesWaiting = false
-    /// A wanted put was held back by the pacer (for --stats).
+    /// The next put waits for a slot of the pacer (for --stats' held_puts).
     var putHeld = false
     var lastTouch = monotonicSeconds()
 
@@ -153,7 +153,7 @@ final class WindowApp {
             // Block until something happens, or until the next frame or timer is due.
             let now = monotonicSeconds()
             let timeout = nextWake(now: now).map { Swift.max(0, $0 - now) }
-            let events = window.nextEvents(timeout: timeout, alsoWaitingOn: signals, cardMaker.wakeDescriptor)
+            let events = nextEvents(now: now, timeout: timeout, signals: signals)
             let woke = monotonicMicroseconds()
             for event in events { try handle(event) }
             collectMadeCard()
@@ -173,15 +173,15 @@ final class WindowApp {
 
     func handle(_ event: WindowEvent) throws(ExitError) {
         switch event {
-        case .press(let button, let point, _) where button == 1:
+        case .press(let button, let point, let time) where button == 1:
             touched()
             guard session.acceptsScratches else { return }
             emit(session.pressed())
-            stroke(canvas.penDown(at: point, drawingInto: drawable))
+            stroke(canvas.penDown(at: point, drawingInto: drawable), serverTime: time)
             record(.down(point))
-        case .motion(let point, _) where canvas.isPenDown(0):
+        case .motion(let point, let time) where canvas.isPenDown(0):
             touched()
-            stroke(canvas.penMove(to: point, drawingInto: drawable))
+            stroke(canvas.penMove(to: point, drawingInto: drawable), serverTime: time)
             record(.move(point))
         case .release(let button, _, _) where button == 1:
             touched()
@@ -238,9 +238,11 @@ final class WindowApp {
     var drawable: Framebuffer? { surface.canDraw ? surface.framebuffer : nil }
 
     /// A stroke went into the mask: count it, and the reveal meter may have news.
-    func stroke(_ dirty: PixelRect) {
+    /// `serverTime`: the X event's time, which dates the stroke's arrival when the
+    /// pacer left it waiting in the socket (see `arrivalMicroseconds`).
+    func stroke(_ dirty: PixelRect, serverTime: UInt? = nil) {
         stats.events += 1
-        stats.waiting.append(monotonicMicroseconds())
+        stats.waiting.append(arrivalMicroseconds(serverTime: serverTime))
         guard !dirty.isEmpty else { return }
         changesWaiting = true
         emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds()))
@@ -279,6 +281,7 @@ final class WindowApp {
         }
         if options.kiosk, frameDue { area.formUnion(drawAttract()) }
         if area.isEmpty {
+            putHeld = false         // the slot came and nothing was waiting for it
             stats.waiting.removeAll(keepingCapacity: true)     // strokes that changed nothing
             return
         }

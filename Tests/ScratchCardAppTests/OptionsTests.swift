@@ -31,6 +31,8 @@ struct OptionsTests {
     @Test("out-of-range and malformed values name the option", arguments: [
         ["--reveal-at", "0"], ["--reveal-at", "101"], ["--brush", "-5"], ["--brush", "1e9"], ["--size", "0x0"],
         ["--size", "16385x2"], ["--scale", "inf"], ["--deck"], ["--bogus"], ["stray"],
+        ["--max-fps", "0"], ["--max-fps", "0.5"], ["--max-fps", "1001"], ["--max-fps", "60Hz"], ["--max-fps", "nan"],
+        ["--max-fps", "-60"], ["--max-fps", ""], ["--max-fps"],
     ])
     func badValues(arguments: [String]) {
         do {
@@ -39,6 +41,19 @@ struct OptionsTests {
         } catch {
             #expect(error.message.contains(arguments[0]), "\(error.message)")
         }
+    }
+
+    @Test("--max-fps: a number from 1 to 1000, from the command line or the file; unset by default")
+    func maxFPS() throws {
+        #expect(try window([]).maxFPS == nil)
+        #expect(try window(["--max-fps", "125"]).maxFPS == 125)
+        #expect(try window(["--max-fps=59.94"]).maxFPS == 59.94)
+        #expect(try window(["--max-fps", "1"]).maxFPS == 1)
+        #expect(try window(["--max-fps", "1000"]).maxFPS == 1000)
+        let (folder, path) = try writeConfig(#"{"max-fps": 30}"#)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try window(["--config", path]).maxFPS == 30)
+        #expect(try window(["--config", path, "--max-fps", "90"]).maxFPS == 90)
     }
 
     @Test("a configuration file holds options; the command line wins")
@@ -66,6 +81,8 @@ struct OptionsTests {
         (#"{"brush": -1}"#, "brush"),
         (#"[1, 2]"#, "config.json"),
         (#"{"brush": 3"#, "config.json"),
+        (#"{"max-fps": 5000}"#, "max-fps"),
+        (#"{"max-fps": "fast"}"#, "max-fps"),
     ])
     func configErrors(json: String, key: String) throws {
         let (folder, path) = try writeConfig(json)

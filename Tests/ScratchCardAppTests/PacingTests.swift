@@ -1,0 +1,90 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import XvfbSupport
+
+/// Frame pacing as the user meets it: real input (xdotool) into the window on a private
+/// Xvfb, counted by --stats and read back as real pixels. Correctness, not timing: the
+/// pace is set slow (`--max-fps 1`) so that a burst falls inside one interval whatever
+/// the machine's load, and pauses are long against the default 60 Hz.
+@Suite(.serialized) struct PacingTests {
+    static let coverColour = RGBA(r: 200, g: 200, b: 200)
+    static let prizeColour = RGBA(r: 20, g: 60, b: 220)
+
+    /// xdotool commands for `count` motions from (x0, y) one pixel apart along x, with
+    /// `pause` seconds between them: one xdotool process, so the motions follow closely.
+    static func motions(window: UInt, from x0: Int, y: Int, count: Int, pause: String) -> [String] {
+        (1...count).flatMap { i -> [String] in
+            ["mousemove", "--window", "\(window)", "\(x0 + i)", "\(y + (i % 3))", "sleep", pause]
+        }
+    }
+
+    /// A press, then 100 motions about a millisecond apart, all within one interval
+    /// (`--max-fps 1`): the press is put at once, the 100 motions wait and go in one put,
+    /// and that put carries all of them: the window then shows exactly what replaying the
+    /// recorded gesture gives. On the 4K-sized card (over 4 million pixels) the strokes
+    /// paint straight into the shared image while they wait, and the put must still
+    /// cover every one of them.
+    @Test("a burst of 100 motions within one interval becomes one put that carries all of them",
+          arguments: [PixelSize(width: 300, height: 200), PixelSize(width: 2100, height: 2000)])
+    func burstBecomesOnePut(size: PixelSize) throws {
+        let card = try SolidCard(cover: Self.coverColour, prize: Self.prizeColour, size: size); defer { card.remove() }
+        let server = try Xvfb(width: size.width, height: size.height); defer { server.stop() }
+        let tracePath = card.folder.appendingPathComponent("burst.trace").path
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--stats", "--max-fps", "1",
+                                                   "--record", tracePath], environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        _ = try server.waitForPixels(window: window, timeout: 30) { $0[150, 100] == Self.coverColour }
+        usleep(1_200_000)       // a whole interval since the first frame: the press is not held
+        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1", "sleep", "0.001"]
+                       + Self.motions(window: window, from: 50, y: 100, count: 100, pause: "0.001") + ["mouseup", "1"])
+        // The burst's put comes about a second after the press's.
+        let shown = try server.waitForPixels(window: window, timeout: 30) { $0[150, 101] == Self.prizeColour }
+        usleep(1_200_000)       // had anything been left behind, a later put would come by now
+        let settled = try server.capture(window: window)
+        #expect(settled == shown, "nothing came after the burst's put")
+        try server.press("q", in: window)
+        #expect(app.wait(timeout: 30) == 0)
+
+        let stats = app.stats
+        #expect(stats["events"] == "101", "\(app.standardOutput)")
+        #expect(stats["max_fps"] == "1.0000", "\(app.standardOutput)")
+        #expect(stats["most_strokes_in_a_put"] == "100", "the 100 motions in one put: \(app.standardOutput)")
+        #expect(stats["held_puts"] == "1", "\(app.standardOutput)")
+
+        let trace = try Trace.load(path: tracePath)
+        #expect(trace.eventCount == 101)
+        let out = card.folder.appendingPathComponent("replay.png").path
+        let result = try runToExit(["render", "--trace", tracePath, "--out", out] + card.arguments, timeout: 60)
+        #expect(result.status == 0, "\(result.err)")
+        let replayed = try ScratchImageReader.read(out)
+        #expect(replayed.size == shown.size)
+        #expect(replayed == shown, "the one put showed every stroke of the burst")
+    }
+
+    /// Motions 300 ms apart at the default pace (Xvfb's RandR gives no rate: 60 Hz):
+    /// each is the first after a pause, and none is held back.
+    @Test("the first put after a pause is not held: motions 300 ms apart are each put at once")
+    func firstPutAfterPauseIsNotHeld() throws {
+        let size = PixelSize(width: 300, height: 200)
+        let card = try SolidCard(cover: Self.coverColour, prize: Self.prizeColour, size: size); defer { card.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--stats", "--verbose"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow()
+        _ = try server.waitForPixels(window: window) { $0[150, 100] == Self.coverColour }
+        usleep(300_000)
+        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1", "sleep", "0.3"]
+                       + Self.motions(window: window, from: 50, y: 100, count: 5, pause: "0.3") + ["mouseup", "1"])
+        _ = try server.waitForPixels(window: window) { $0[55, 100] == Self.prizeColour }
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        let stats = app.stats
+        #expect(stats["events"] == "6", "\(app.standardOutput)")
+        #expect(stats["max_fps"] == "60.0000", "\(app.standardOutput)")
+        #expect(stats["held_puts"] == "0", "\(app.standardOutput)")
+        #expect(stats["most_strokes_in_a_put"] == "1", "\(app.standardOutput)")
+        #expect(app.standardError.contains("60 Hz: RandR gives no refresh rate"), "\(app.standardError)")
+    }
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Frame pacing, before and after (BENCHMARKS.md, "The window: frame pacing"): runs
+# scripts/window-bench.sh for two builds alternately, at 1920x1080 and 3840x2160, with
+# the motions paced like a 1000 Hz mouse and like a 125 Hz one, ROUNDS times (default 1),
+# and prints each window-bench line prefixed with the build's label.
+#
+# usage: BEFORE=path/to/old/scratchcard scripts/pacing-bench.sh [ROUNDS]
+#        (the old build from another worktree, e.g. git worktree add ../wt-base main &&
+#        (cd ../wt-base && swift build -c release --product scratchcard);
+#        AFTER defaults to this tree's release build)
+#        PACING_EVENTS_1000 (default 20000) and PACING_EVENTS_125 (default 2500) set how
+#        many motions each run drives: about 22 and 22 seconds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+rounds=${1:-1}
+before=${BEFORE:?set BEFORE to the old build\'s scratchcard}
+after=${AFTER:-$(swift build -c release --show-bin-path)/scratchcard}
+for b in "$before" "$after"; do [ -x "$b" ] || { echo "pacing-bench: no executable at $b" >&2; exit 2; }; done
+export WINDOW_BENCH_STARTUP=0 WINDOW_BENCH_IDLE=0
+for round in $(seq "$rounds"); do
+  for size in 1920x1080 3840x2160; do
+    for hz in 1000 125; do
+      if [ "$hz" = 1000 ]; then pause=0.001; n=${PACING_EVENTS_1000:-20000}; else pause=0.008; n=${PACING_EVENTS_125:-2500}; fi
+      for build in before after; do
+        bin=$before; [ "$build" = after ] && bin=$after
+        SCRATCHCARD=$bin WINDOW_BENCH_SIZE=$size WINDOW_BENCH_PAUSE=$pause scripts/window-bench.sh "$n" |
+          sed "s/^/round=$round build=$build hz=$hz /"
+      done
+    done
+  done
+done
