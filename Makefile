@@ -2,7 +2,8 @@
 SWIFT ?= swift
 
 .PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window \
-        install-build install install-files uninstall refresh-caches deb
+        install-build install install-files uninstall refresh-caches deb \
+        bench-small-cpu bench-pacing
 
 deps:
 	@scripts/install-deps.sh
@@ -137,6 +138,15 @@ deb: install-build
 	scripts/make-deb.sh .build/deb/root $(VERSION) $(DEB)
 	lintian --fail-on error,warning --display-info $(DEB)
 	@echo "lintian: no errors or warnings in $(DEB)"
+
+## A 1000 Hz drag with the program and its X server under a quarter of one core (a cgroup
+## CPU quota; needs root): the whole path revealed, latency p99 within two refresh intervals.
+bench-small-cpu: release
+	scripts/small-cpu-bench.sh
+
+## Frame pacing before and after: BEFORE=path/to/old/scratchcard make bench-pacing
+bench-pacing: release
+	scripts/pacing-bench.sh
 
 clean:
 	rm -rf .build
