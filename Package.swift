@@ -26,6 +26,10 @@ let package = Package(
         .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
                        providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
 
+        // The Present extension with MIT-SHM pixmaps: presentbench's measurement only.
+        .systemLibrary(name: "CXPresent", pkgConfig: "xpresent xfixes xext x11",
+                       providers: [.apt(["libxpresent-dev", "libxfixes-dev", "libxext-dev", "libx11-dev"])]),
+
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
@@ -45,6 +49,8 @@ let package = Package(
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
+        // Present against paced puts, latency and vblank alignment (scripts/present-bench.sh).
+        .executableTarget(name: "presentbench", dependencies: ["CXPresent"]),
         // Draws the built-in default card: swift run assetmaker Assets; and the icons, with
         // cairo: swift run assetmaker --icons Assets/icons
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),

@@ -10,6 +10,7 @@ packages=(
   xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop/xwininfo/xmessage, xrdb/xset, xwd
   openbox   # tests only: a real EWMH window manager for the full-screen test
   libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine
+  libxpresent-dev   # CXPresent: presentbench, Present against paced puts (libxfixes-dev above too)
   util-linux passwd   # tests: setpriv (a server as another user), useradd; unshare, nsenter (a mount namespace)
   binutils dpkg-dev lintian   # make install strips; make deb: dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb, lintian
   desktop-file-utils gtk-update-icon-cache man-db   # desktop-file-validate, the caches make install refreshes; tests: man -l

@@ -17,8 +17,28 @@ before=${BEFORE:?set BEFORE to the old build\'s scratchcard}
 after=${AFTER:-$(swift build -c release --show-bin-path)/scratchcard}
 for b in "$before" "$after"; do [ -x "$b" ] || { echo "pacing-bench: no executable at $b" >&2; exit 2; }; done
 export WINDOW_BENCH_STARTUP=0 WINDOW_BENCH_IDLE=0
+source scripts/lib/xvfb.sh
+trap stop_xvfb EXIT
+
+# The input's own cost in the X server: the same xdotool drive (the 1000 Hz one) over
+# an Xvfb with no program on it. What a put-per-event program adds comes on top.
+input_floor() {   # size events
+  start_xvfb "$1"
+  local work; work=$(mktemp -d /tmp/pacing-floor.XXXXXX)
+  awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { printf "mousemove %d %d\nsleep 0.001\n", 40 + (i % 2000) * 0.9, 40 + int(i / 2000) * 25 + (i % 7) * 3 } }' > "$work/drive.xdo"
+  local before after
+  before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  xdotool "$work/drive.xdo"
+  sleep 0.3
+  after=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  stop_xvfb
+  rm -rf "$work"
+  echo "input-floor window=$1 driven=$2 x_us_per_event=$(awk -v a="$before" -v b="$after" -v e="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }')"
+}
+
 for round in $(seq "$rounds"); do
   for size in 1920x1080 3840x2160; do
+    input_floor "$size" "${PACING_EVENTS_1000:-20000}" | sed "s/^/round=$round build=none hz=1000 /"
     for hz in 1000 125; do
       if [ "$hz" = 1000 ]; then pause=0.001; n=${PACING_EVENTS_1000:-20000}; else pause=0.008; n=${PACING_EVENTS_125:-2500}; fi
       for build in before after; do

@@ -72,6 +72,28 @@ import XvfbSupport
         #expect(Self.differingPixels(replayed, shown) == 0, "the one put showed every stroke of the burst")
     }
 
+    /// On a server whose mode has timings (Xorg's dummy driver at 75 Hz), the pace is the
+    /// monitor's; `--max-fps` wins over it.
+    @Test("the pace is the refresh rate of the monitor under the window, from RandR; --max-fps wins",
+          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+    func paceFollowsTheMonitor() throws {
+        let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
+        defer { server.stop() }
+        func pace(_ extra: [String]) throws -> (String?, String) {
+            let app = try RunningApp(["--stats", "--verbose", "--size", "200x100"] + extra, environment: server.environment)
+            #expect(waitUntil(timeout: 20) { app.standardError.contains("puts a second") }, "\(app.standardError)")
+            kill(app.pid, SIGTERM)
+            #expect(app.wait() == 0)
+            return (app.stats["max_fps"], app.standardError)
+        }
+        let (rate, log) = try pace([])
+        #expect(rate == "75.0245", "49 MHz / (1040 x 628): \(log)")
+        #expect(log.contains("refresh rate from RandR CRTC"), "\(log)")
+        let (chosen, chosenLog) = try pace(["--max-fps", "30"])
+        #expect(chosen == "30.0000")
+        #expect(chosenLog.contains("--max-fps"), "\(chosenLog)")
+    }
+
     /// Motions 300 ms apart at the default pace (Xvfb's RandR gives no rate: 60 Hz):
     /// each is the first after a pause, and none is held back.
     @Test("the first put after a pause is not held: motions 300 ms apart are each put at once")

@@ -1,0 +1,107 @@
+// A private Xorg with the dummy video driver, for what Xvfb cannot show: a RandR mode
+// with real timings (so a refresh rate), DPMS. Needs root (Xorg takes an absolute
+// -config path from root only) and the xserver-xorg-video-dummy package.
+import Foundation
+@preconcurrency import Glibc
+
+/// Xorg on the dummy driver with one monitor in one mode, stopped by `stop()` or when released.
+///
+///     let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
+///     defer { server.stop() }
+public final class DummyXorg {
+    public let displayNumber: Int
+    public var displayName: String { ":\(displayNumber)" }
+    /// This process's environment with DISPLAY set to this server, for child processes.
+    public var environment: [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = displayName
+        env.removeValue(forKey: "XAUTHORITY")
+        return env
+    }
+    public let pid: pid_t
+    private let folder: String
+    private var exited = false
+
+    /// Whether this machine can run it: root, Xorg and the dummy driver installed.
+    public static var isAvailable: Bool {
+        getuid() == 0 && Xvfb.find("Xorg") != nil
+            && access("/usr/lib/xorg/modules/drivers/dummy_drv.so", F_OK) == 0
+    }
+
+    /// - Parameter modeline: `NAME CLOCK HDISP HSYNCSTART HSYNCEND HTOTAL VDISP VSYNCSTART
+    ///   VSYNCEND VTOTAL FLAGS…`, the one mode the monitor is in.
+    public init(modeline: String, timeout: Double = 15) throws {
+        guard let xorg = Xvfb.find("Xorg") else { throw XvfbError("Xorg is not installed") }
+        let name = String(modeline.split(separator: " ").first ?? "mode")
+        folder = NSTemporaryDirectory() + "dummy-xorg-\(getpid())-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let config = """
+            Section "Device"
+              Identifier "dummy"
+              Driver "dummy"
+              VideoRam 64000
+            EndSection
+            Section "Monitor"
+              Identifier "monitor"
+              HorizSync 5.0 - 1000.0
+              VertRefresh 5.0 - 200.0
+              Modeline \("\"\(name)\"") \(modeline.split(separator: " ").dropFirst().joined(separator: " "))
+            EndSection
+            Section "Screen"
+              Identifier "screen"
+              Device "dummy"
+              Monitor "monitor"
+              DefaultDepth 24
+              SubSection "Display"
+                Depth 24
+                Modes \("\"\(name)\"")
+              EndSubSection
+            EndSection
+            """
+        try config.write(toFile: folder + "/xorg.conf", atomically: true, encoding: .utf8)
+        var candidate = Xvfb.nextFree(from: 400 + Int(getpid() % 200))
+        var lastProblem = "no free display number"
+        for _ in 0..<5 {
+            candidate = Xvfb.nextFree(from: candidate)
+            let pid = try Xvfb.spawn(xorg, [":\(candidate)", "-config", folder + "/xorg.conf", "-logfile", folder + "/xorg.log",
+                                            "-noreset", "-nolisten", "tcp", "-novtswitch", "-sharevts"])
+            switch Xvfb.waitForSocket(display: candidate, pid: pid, timeout: timeout) {
+            case .ready:
+                displayNumber = candidate
+                self.pid = pid
+                return
+            case .exited(let status):
+                lastProblem = "Xorg :\(candidate) exited at once (wait status \(status)); see its log"
+            case .timedOut:
+                lastProblem = "Xorg :\(candidate) did not accept connections within \(timeout) s"
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+            candidate += 1
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+        throw XvfbError(lastProblem)
+    }
+
+    deinit { stop() }
+
+    /// SIGTERM, then SIGKILL after 5 s; reaps it; removes its folder.
+    public func stop() {
+        guard !exited else { return }
+        exited = true
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(5)
+        var reaped = false
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
+            usleep(5_000)
+        }
+        if !reaped {
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+        }
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
