@@ -1,8 +1,13 @@
 /// The display's pace (DESIGN.md, The display loop): at most one put per refresh
 /// interval. A put wanted when none went for a whole interval goes at once, so the first
-/// stroke after a pause is not delayed; puts that follow each other closely wait until
-/// one interval has passed since the last. Meanwhile the strokes keep going into the
-/// mask, and the held-back put carries them all.
+/// stroke after a pause is not delayed; puts that follow each other closely wait for the
+/// next slot. Meanwhile the strokes keep going into the mask, and the held-back put
+/// carries them all.
+///
+/// The slots lie on a grid of whole intervals from the first put after a pause, as a
+/// display's refreshes do: one put per cell of the grid. A wake that comes a little late
+/// for its slot does not push the later slots back, so lateness never accumulates (with
+/// slots counted from each put, every late wake would make the next event wait longer).
 ///
 /// Every animation (the fade, the attract band, a celebration) asks the same clock: its
 /// frames come every `animationInterval`, a whole number of refresh intervals, and are
@@ -23,6 +28,8 @@ public struct FramePacer: Sendable, Equatable {
     public let animationInterval: Double
     /// When the last put went, if one has.
     public private(set) var lastPut: Double?
+    /// The slot of the grid the last put took (at or before `lastPut`).
+    public private(set) var lastSlot: Double?
 
     /// A wake-up this close before the slot counts as on time: poll's and the clock's
     /// rounding must not cost a second wake for a few microseconds.
@@ -44,11 +51,11 @@ public struct FramePacer: Sendable, Equatable {
         animationInterval = interval * stride
     }
 
-    /// When a put wanted at `now` may go: `now` itself when no put went within the last
-    /// interval (or none ever did), else one interval after the last put.
+    /// When a put wanted at `now` may go: `now` itself when its cell of the grid has no
+    /// put yet (or none ever went), else the next slot.
     public func earliestPut(at now: Double) -> Double {
-        guard let lastPut else { return now }
-        return Swift.max(now, lastPut + interval)
+        guard let lastSlot else { return now }
+        return Swift.max(now, lastSlot + interval)
     }
 
     /// Whether a put may go at `now` (within `slack` of its slot counts).
@@ -56,9 +63,16 @@ public struct FramePacer: Sendable, Equatable {
         earliestPut(at: now) <= now + Self.slack
     }
 
-    /// A put went at `now`: the next waits until `now + interval`.
+    /// A put went at `now`: the next waits for the slot after this put's. A put within two
+    /// intervals of the last slot keeps the grid (it took the latest slot at or before
+    /// `now`); after a longer pause the grid starts again at `now`.
     public mutating func didPut(at now: Double) {
         lastPut = now
+        if let slot = lastSlot, now < slot + 2 * interval {
+            lastSlot = slot + Swift.max(1, ((now - slot + Self.slack) / interval).rounded(.down)) * interval
+        } else {
+            lastSlot = now
+        }
     }
 
     /// When the next frame of an animation whose last frame was at `lastFrame` is due.

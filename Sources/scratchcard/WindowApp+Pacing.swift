@@ -58,13 +58,14 @@ extension WindowApp {
     /// X event's time (milliseconds on the server's monotonic clock, which on Linux is
     /// ours) when it is at most a minute old, else now. Read at a slot, the event may
     /// have waited in the socket; its time tells since when. The server's milliseconds
-    /// are truncated, so this errs early by under 1 ms: latencies read long, never short.
+    /// are truncated: the middle of its millisecond is taken (within 0.5 ms of the
+    /// truth), or the time it was read, if that was sooner.
     func arrivalMicroseconds(serverTime: UInt?) -> Int {
         let now = monotonicMicroseconds()
         guard let serverTime else { return now }
         let nowMilliseconds = now / 1000
         let age = Int(UInt32(truncatingIfNeeded: nowMilliseconds) &- UInt32(truncatingIfNeeded: serverTime))
         guard age < 60_000 else { return now }
-        return Swift.min(now, (nowMilliseconds - age) * 1000)
+        return Swift.min(now, (nowMilliseconds - age) * 1000 + 500)
     }
 }

@@ -18,6 +18,24 @@ struct FramePacerTests {
         #expect(pacer.earliestPut(at: 10.5) == 10.5)
     }
 
+    @Test("a late wake does not push the later slots back: they stay on the grid of the first put")
+    func lateWakesDoNotAccumulate() {
+        var pacer = FramePacer(rate: 100)       // slots every 10 ms
+        pacer.didPut(at: 0)
+        pacer.didPut(at: 0.0125)                // the 10 ms slot, 2.5 ms late
+        #expect(abs(pacer.earliestPut(at: 0.013) - 0.020) < 1e-12, "the next slot is still at 20 ms")
+        pacer.didPut(at: 0.0201)
+        #expect(abs(pacer.earliestPut(at: 0.021) - 0.030) < 1e-12)
+        // A put one and a half intervals after its slot (nothing was waiting at 30 ms)
+        // takes the slot at 30 ms: the next is at 40 ms.
+        pacer.didPut(at: 0.035)
+        #expect(abs(pacer.earliestPut(at: 0.036) - 0.040) < 1e-12)
+        // After a pause of two intervals or more the grid starts again.
+        pacer.didPut(at: 0.1003)
+        #expect(abs(pacer.earliestPut(at: 0.101) - 0.1103) < 1e-12)
+        #expect(pacer.lastPut == 0.1003)
+    }
+
     @Test("a wake a few microseconds early is on time; one a tenth of a millisecond early more is not")
     func slack() {
         var pacer = FramePacer(rate: 100)
