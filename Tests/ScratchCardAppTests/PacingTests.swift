@@ -46,7 +46,8 @@ import XvfbSupport
         let window = try server.scratchcardWindow(timeout: 30)
         _ = try server.waitForPixels(window: window, timeout: 30) { $0[150, 100] == Self.coverColour }
         usleep(1_200_000)       // a whole interval since the first frame: the press is not held
-        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1", "sleep", "0.001"]
+        // 200 ms after the press (put at once, alone), the motions: all within its interval.
+        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1", "sleep", "0.2"]
                        + Self.motions(window: window, from: 50, y: 100, count: 100, pause: "0.001") + ["mouseup", "1"])
         // The burst's put comes about a second after the press's.
         let shown = try server.waitForPixels(window: window, timeout: 30) { $0[150, 101] == Self.prizeColour }
