@@ -29,6 +29,9 @@ let package = Package(
         // The Present extension with MIT-SHM pixmaps: presentbench's measurement only.
         .systemLibrary(name: "CXPresent", pkgConfig: "xpresent xfixes xext x11",
                        providers: [.apt(["libxpresent-dev", "libxfixes-dev", "libxext-dev", "libx11-dev"])]),
+        // The sound room's C edges: libpulse (PulseAudio, PipeWire's pulse server) and ALSA.
+        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
 
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
@@ -39,13 +42,16 @@ let package = Package(
         .target(name: "ScratchImage", dependencies: ["CPNG", "CJPEG", "CWebP", "ScratchCore"]),
         // The display connection, window, framebuffers, input, DPI.
         .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
+        // Sound: the scratch synthesised per pen, the chime, WAV clips, the sound thread and
+        // its outputs (PulseAudio, else ALSA).
+        .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
         // The built-in default card, found as a resource.
         .target(name: "ScratchAssets", path: "Assets",
                 exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
                 resources: [.copy("cover.png"), .copy("prize.png"), .copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchAssets"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
@@ -56,6 +62,7 @@ let package = Package(
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
+        .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
