@@ -11,13 +11,28 @@ public struct DeckCard: Equatable, Sendable {
     public let cover: String?
     /// The relative chance of drawing this card: finite and >= 0; 0 never comes up.
     public let weight: Double
+    /// What its reveal sounds like: the chime, a sound file of its own, or nothing.
+    public let sound: DeckSound
+    /// Whether its reveal bursts into sparks (a "sorry" card can be quiet and still).
+    public let celebrate: Bool
 
-    public init(id: String, prize: String, cover: String? = nil, weight: Double = 1) {
+    public init(id: String, prize: String, cover: String? = nil, weight: Double = 1,
+                sound: DeckSound = .chime, celebrate: Bool = true) {
         self.id = id
         self.prize = prize
         self.cover = cover
         self.weight = weight
+        self.sound = sound
+        self.celebrate = celebrate
     }
+}
+
+/// A deck card's reveal sound: `"sound": "fanfare.wav"` (a file, absolute path),
+/// `"sound": null` (none), or no key (the built-in chime).
+public enum DeckSound: Equatable, Sendable {
+    case chime
+    case none
+    case file(String)
 }
 
 
@@ -27,11 +42,13 @@ public struct DeckCard: Equatable, Sendable {
 ///
 ///     {"cards": [
 ///         {"id": "coffee", "prize": "coffee.png", "cover": "foil.png", "weight": 3},
-///         {"prize": "sorry.png", "weight": 7}
+///         {"prize": "sorry.png", "weight": 7, "sound": null, "celebrate": false}
 ///     ]}
 ///
 /// Image paths are relative to the deck file's folder; `id` defaults to the prize's
-/// file name without extension, `cover` to the default cover, `weight` to 1.
+/// file name without extension, `cover` to the default cover, `weight` to 1. `sound`
+/// names a WAV file played on the reveal instead of the chime (the same folder rule),
+/// `null` for none; `celebrate: false` leaves out the sparks.
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
@@ -159,7 +176,7 @@ public struct Deck: Equatable, Sendable {
         }
 
         let folder = PathText.folder(of: path)
-        let knownKeys: Set<String> = ["id", "prize", "cover", "weight"]
+        let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate"]
         var cards: [DeckCard] = []
         cards.reserveCapacity(entries.count)
         var seen: [String: Int] = [:]
@@ -182,7 +199,7 @@ public struct Deck: Equatable, Sendable {
             if let id { label += " (\(JSONText.quoted(id)))" }
 
             if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight)")
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate)")
             }
             guard let prizeValue = fields["prize"] else { throw entryFail("no prize image") }
             guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
@@ -202,6 +219,24 @@ public struct Deck: Equatable, Sendable {
                 throw entryFail("cover must be a non-empty string (a file name), not \(other.quoted)")
             }
 
+            var sound = DeckSound.chime
+            switch fields["sound"] {
+            case nil: break
+            case .null?: sound = .none
+            case .string(let text)? where !text.isEmpty:
+                let file = PathText.resolve(text, against: folder)
+                guard isRegularFile(file) else { throw entryFail("sound file \(file) \(problem(file))") }
+                sound = .file(file)
+            case let other?:
+                throw entryFail("sound must be a file name or null, not \(other.quoted)")
+            }
+            var celebrate = true
+            switch fields["celebrate"] {
+            case nil: break
+            case .bool(let on)?: celebrate = on
+            case let other?: throw entryFail("celebrate must be true or false, not \(other.quoted)")
+            }
+
             var weight = 1.0
             switch fields["weight"] {
             case nil: break
@@ -213,7 +248,7 @@ public struct Deck: Equatable, Sendable {
 
             if let first = seen[id] { throw entryFail("the id is already used by cards[\(first)]") }
             seen[id] = index
-            cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight))
+            cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate))
         }
         guard let deck = Deck(cards: cards) else {
             throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")

@@ -62,7 +62,7 @@ public struct ScratchVoice: Sendable {
             noise ^= noise << 13; noise ^= noise >> 17; noise ^= noise << 5
             if Float(noise >> 8) * (1 / 16_777_216) < grainRate { grain = 1 }
             grain *= grainDecay
-            out[i] += gain * (0.7 * band + 0.45 * high * (0.25 + 0.75 * grain))
+            out[i] += gain * (0.32 * band + 0.2 * high * (0.25 + 0.75 * grain))
         }
     }
 }
@@ -88,7 +88,7 @@ public struct SoundClip: Sendable, Equatable {
                 let envelope = Swift.min(1, t / 0.002) * exp(-t / 0.22)
                 let partials = sin(2 * .pi * frequency * t) + 0.35 * sin(2 * .pi * frequency * 2.76 * t) * exp(-t / 0.08)
                     + 0.18 * sin(2 * .pi * frequency * 5.4 * t) * exp(-t / 0.04)
-                samples[start + i] += Float(0.22 * envelope * partials)
+                samples[start + i] += Float(0.3 * envelope * partials)
             }
         }
         return SoundClip(samples: samples)
@@ -105,11 +105,11 @@ public struct Synth: Sendable {
     public static let rate = 48_000
     /// A pen is heard for 45 ms after its last motion event, then fades out: motion
     /// events come every 8-16 ms from a moving mouse or finger, so a steady drag is one
-    /// sound, and a pen held still falls silent within about 100 ms.
+    /// sound, and a pen held still falls silent within 200 ms.
     static let holdSamples = rate * 45 / 1000
-    /// Smoothing per sample: rising within ~2 ms, falling with a 25 ms time constant.
+    /// Smoothing per sample: rising within ~2 ms, falling with a 15 ms time constant.
     static let attack: Float = 1 - expf(-1 / (0.002 * Float(rate)))
-    static let releaseRate: Float = 1 - expf(-1 / (0.025 * Float(rate)))
+    static let releaseRate: Float = 1 - expf(-1 / (0.015 * Float(rate)))
 
     private var voices: [Int: ScratchVoice] = [:]
     private var playing: [(clip: SoundClip, position: Int)] = []

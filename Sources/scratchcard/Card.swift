@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ScratchCore
 import ScratchImage
+import ScratchSound
 
 /// The two images of a card, as loaded: the built-in ones unless files are given.
 struct CardImages: Sendable {
@@ -50,6 +51,26 @@ struct Dealer: Sendable {
         deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
         cover = options.cover
         prize = options.prize
+        if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path) }
+    }
+
+    /// The most sound files a deck may name (each is decoded at load to check it).
+    static let maximumSoundFiles = 32
+
+    /// Every sound file the deck names is decoded once, at load: a bad one ends the
+    /// program (exit 2) naming the deck, the card and the file, before any window.
+    static func checkSounds(of deck: Deck, path: String) throws(DeckError) {
+        var checked = Set<String>()
+        for (index, card) in deck.cards.enumerated() {
+            guard case .file(let file) = card.sound, !checked.contains(file) else { continue }
+            guard checked.count < maximumSoundFiles else {
+                throw DeckError(path: path, message: "more than \(maximumSoundFiles) different sound files")
+            }
+            checked.insert(file)
+            do { _ = try WAVFile.load(path: file) } catch {
+                throw DeckError(path: path, message: "cards[\(index)] (\"\(card.id)\"): sound \(error)")
+            }
+        }
     }
 
     /// The next card's id and images. A deck card without a cover of its own gets the
@@ -60,15 +81,29 @@ struct Dealer: Sendable {
             return DealtCard(id: id, prize: prize ?? "built-in", images: try CardImages.load(cover: cover, prize: prize))
         }
         let card = deck.draw()
-        return DealtCard(id: card.id, prize: card.prize, images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize))
+        return DealtCard(id: card.id, prize: card.prize, images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize),
+                         revealSound: Self.revealSound(card.sound), celebrate: card.celebrate)
+    }
+
+    /// The clip a card's reveal plays: the chime, none, or its WAV file (checked at load;
+    /// should it have changed since and no longer decode, the chime).
+    static func revealSound(_ sound: DeckSound) -> SoundClip? {
+        switch sound {
+        case .chime: return .chime
+        case .none: return nil
+        case .file(let path): return (try? WAVFile.load(path: path)) ?? .chime
+        }
     }
 }
 
-/// A card as dealt: its id, where its prize came from, its images as loaded.
+/// A card as dealt: its id, where its prize came from, its images as loaded, what its
+/// reveal sounds like (nil: nothing) and whether it bursts into sparks.
 struct DealtCard: Sendable {
     let id: String
     let prize: String
     let images: CardImages
+    var revealSound: SoundClip? = .chime
+    var celebrate = true
 }
 
 /// A file's name without its folder and extension.

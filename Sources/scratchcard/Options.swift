@@ -51,6 +51,12 @@ struct WindowOptions: Equatable {
     var maxFingers = 2
     /// At most this many puts a second; nil: the monitor's refresh rate (RandR), else 60.
     var maxFPS: Double?
+
+    /// The scratch and the chime (`--sound on|off`), and how loud, 0...100 percent.
+    var sound = true
+    var volumePercent = 100.0
+    /// The burst of foil sparks over a revealed card (`--celebrate on|off`).
+    var celebrate = true
 }
 
 /// Options of `scratchcard render`.
@@ -125,6 +131,16 @@ let windowUsage = """
       --abandon-reset S  seconds a partly scratched card may be left (default 60)
       --max-fingers N  fingers that scratch at once on a touchscreen (default 2)
 
+    sound and celebration:
+      --sound on|off   the scratch under the pen (louder and brighter the faster it
+                       goes over foil, for each finger) and a chime on the reveal
+                       (default on), through PulseAudio when a server runs, else ALSA;
+                       no sound device: silent, and --verbose says why
+      --volume PCT     the sound's volume, 0 to 100 percent (default 100)
+      --celebrate on|off  sparks of foil burst over a revealed card for 1.5 s
+                       (default on); a deck card can turn them off, or choose its
+                       own sound or none (see README)
+
     keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
           q or Escape quit; the window's close button quits too.
     screens: a depth-16 or depth-30 screen is drawn through a 24/32-bit TrueColor
@@ -170,6 +186,7 @@ let configSchema: [String: ConfigValueKind] = [
     "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag, "log": .path,
     "kiosk": .flag, "idle-reset": .number, "abandon-reset": .number, "exit-chord": .string, "max-fingers": .number,
     "max-fps": .number,
+    "sound": .string, "volume": .number, "celebrate": .string,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -244,6 +261,9 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
             }
         case "--max-fingers": options.maxFingers = try wholeNumber(value(), token, in: 1...10)
         case "--max-fps": options.maxFPS = try number(value(), token, in: FramePacer.rates)
+        case "--sound": options.sound = try onOff(value(), token)
+        case "--volume": options.volumePercent = try percent(value(), token)
+        case "--celebrate": options.celebrate = try onOff(value(), token)
         case "--config": _ = try value()         // read before the rest, in parseCommand
         default:
             throw UsageError(message: token.hasPrefix("-") ? "unknown option '\(token)'" : "unexpected argument '\(token)'")
@@ -295,6 +315,23 @@ func positiveNumber(_ text: String, _ option: String, upTo limit: Double) throws
 func number(_ text: String, _ option: String, in range: ClosedRange<Double>) throws(UsageError) -> Double {
     guard let value = Trace.parseDecimal(Substring(text)), range.contains(value) else {
         throw UsageError(message: "\(option) takes a number from \(Int(range.lowerBound)) to \(Int(range.upperBound)), not '\(text.prefix(40))'")
+    }
+    return value
+}
+
+/// `on` or `off`; anything else names the option.
+func onOff(_ text: String, _ option: String) throws(UsageError) -> Bool {
+    switch text {
+    case "on": return true
+    case "off": return false
+    default: throw UsageError(message: "\(option) takes on or off, not '\(text.prefix(40))'")
+    }
+}
+
+/// A plain decimal number from 0 to 100.
+func percent(_ text: String, _ option: String) throws(UsageError) -> Double {
+    guard let value = Trace.parseDecimal(Substring(text)), value >= 0, value <= 100 else {
+        throw UsageError(message: "\(option) takes a percentage from 0 to 100, not '\(text.prefix(40))'")
     }
     return value
 }

@@ -73,6 +73,7 @@ extension WindowApp {
         session = CardSession(cardID: made.card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
         shownAtWallClock = Date().timeIntervalSince1970
         shimmerCentre = nil
+        endCelebration()
         if !recording.isEmpty, recording.last != .up { record(.up) }
         exposed = PixelRect(size: canvas.size)
         emit([.newCard(cardID: made.card.id)])

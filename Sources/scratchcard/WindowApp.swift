@@ -42,6 +42,8 @@ final class WindowApp {
     var blankingInhibitor: ScreenBlankingInhibitor?
     /// Fingers scratching now, each with its own pen (the mouse is pen 0).
     var fingers: Fingers
+    /// The scratch's sound, the reveal's chime and burst (WindowApp+Sound.swift).
+    var effects: Effects
     /// When the next animation frame is due, and the pace of frames: the pacer's.
     var nextFrameAt = 0.0
     var frameInterval: Double { pacer.animationInterval }
@@ -110,6 +112,7 @@ final class WindowApp {
             throw ExitError(code: 2, message: "\(error)")
         }
         session = CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
+        effects = Effects(options: options, brushRadius: brush.radius, scale: scale.factor)
         cardMaker = CardMaker(dealer: dealer, size: size, layout: layout, brush: brush)
         shimmer = Shimmer(canvas: size)
         fingers = Fingers(maximum: options.maxFingers)
@@ -177,16 +180,17 @@ final class WindowApp {
             touched()
             guard session.acceptsScratches else { return }
             emit(session.pressed())
-            stroke(canvas.penDown(at: point, drawingInto: drawable), serverTime: time)
+            stroke(scratchDown(pen: 0, at: point), serverTime: time)
             record(.down(point))
         case .motion(let point, let time) where canvas.isPenDown(0):
             touched()
-            stroke(canvas.penMove(to: point, drawingInto: drawable), serverTime: time)
+            stroke(scratchMove(pen: 0, to: point), serverTime: time)
             record(.move(point))
         case .release(let button, _, _) where button == 1:
             touched()
             if canvas.isPenDown(0) { record(.up) }
             canvas.penUp()
+            scratchUp(pen: 0)
         case .expose(let rect):
             exposed.formUnion(rect)
         case .resized(let size) where size != canvas.size:
@@ -195,14 +199,14 @@ final class WindowApp {
             touched()
             guard session.acceptsScratches, let pen = fingers.begin(id) else { return }
             emit(session.pressed())
-            stroke(canvas.penDown(at: point, pen: pen, drawingInto: drawable))
+            stroke(scratchDown(pen: pen, at: point))
         case .touchUpdate(let id, let point):
             touched()
             guard let pen = fingers.pen(of: id), canvas.isPenDown(pen) else { return }
-            stroke(canvas.penMove(to: point, pen: pen, drawingInto: drawable))
+            stroke(scratchMove(pen: pen, to: point))
         case .touchEnd(let id, _):
             touched()
-            if let pen = fingers.end(id) { canvas.penUp(pen: pen) }
+            if let pen = fingers.end(id) { canvas.penUp(pen: pen); scratchUp(pen: pen) }
         case .putCompleted:
             shown()
         case .key, .closeRequested:
@@ -280,6 +284,7 @@ final class WindowApp {
             exposed = .empty
         }
         if options.kiosk, frameDue { area.formUnion(drawAttract()) }
+        area.formUnion(drawCelebration(frameDue: frameDue))
         if area.isEmpty {
             putHeld = false         // the slot came and nothing was waiting for it
             stats.waiting.removeAll(keepingCapacity: true)     // strokes that changed nothing
@@ -346,6 +351,7 @@ final class WindowApp {
     }
 
     func finish() {
+        stopSound()
         blankingInhibitor?.restore()
         if let path = options.record {
             let trace = Trace(canvas: canvas.size, records: [.brush(brush.radius)] + recording)
@@ -363,7 +369,7 @@ final class WindowApp {
                 + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))"
                 + " relayouts=\(stats.relayouts)"
                 + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
-                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut)\n"
+                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut)" + effectsStatsFields() + "\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
@@ -371,6 +377,7 @@ final class WindowApp {
 
     /// With `--events`, one JSON line per event on stdout, flushed at once.
     func emit(_ events: [CardEvent]) {
+        react(to: events)
         guard options.events else { return }
         for event in events { print(event.json) }
         fflush(stdout)

@@ -84,6 +84,13 @@ final class RunningApp {
     }
 
     var standardOutput: String { outputData.text }
+
+    /// When the first `--events` line holding `text` reached us (CLOCK_MONOTONIC s).
+    func arrival(ofLineContaining text: String) -> Double? {
+        let output = outputData.bytes
+        guard let range = output.range(of: Data(text.utf8)) else { return nil }
+        return outputData.arrival(ofByte: range.upperBound - 1)
+    }
     var standardError: String { errorData.text }
 
     /// The `--events` lines written so far that parse, in order (a line still being
@@ -127,9 +134,29 @@ func cpuTicks(_ pid: Int32, thread: Int32? = nil) throws -> Int {
 /// Bytes appended from another thread.
 final class LockedData: @unchecked Sendable {
     private var data = Data()
+    /// When each piece arrived (CLOCK_MONOTONIC seconds, the clock every process on the
+    /// machine shares) and how many bytes there were then: to time what a program wrote.
+    private var arrivals: [(time: Double, count: Int)] = []
     private let lock = NSLock()
-    func append(_ more: Data) { lock.lock(); data.append(more); lock.unlock() }
+    func append(_ more: Data) {
+        let now = monotonicNow()
+        lock.lock(); data.append(more); arrivals.append((now, data.count)); lock.unlock()
+    }
     var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
+    var bytes: Data { lock.lock(); defer { lock.unlock() }; return data }
+    var count: Int { lock.lock(); defer { lock.unlock() }; return data.count }
+    /// When byte `index` had arrived, or nil if it has not yet.
+    func arrival(ofByte index: Int) -> Double? {
+        lock.lock(); defer { lock.unlock() }
+        return arrivals.first { $0.count > index }?.time
+    }
+}
+
+/// CLOCK_MONOTONIC in seconds.
+func monotonicNow() -> Double {
+    var t = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &t)
+    return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
 }
 
 /// Runs the program to its end with no X server at all (for bad-input cases).

@@ -102,7 +102,7 @@ struct OptionsTests {
             switch kind {
             case .flag: break
             case .number: tokens.append("5")
-            case .string: tokens.append(key == "size" ? "10x10" : "x")
+            case .string: tokens.append(key == "size" ? "10x10" : ["sound", "celebrate"].contains(key) ? "on" : "x")
             case .path: tokens.append("/tmp/x")
             }
             #expect(throws: Never.self, "\(key)") { try parseWindow(tokens[...]) }

@@ -1,0 +1,208 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import XvfbSupport
+
+/// The sound as a user hears it: the program on a private Xvfb, scratched through XTest,
+/// its sound recorded where it goes. Through a private PulseAudio daemon's null sink
+/// (parec on its monitor), and through ALSA's `file` plugin (an ~/.asoundrc of the test's
+/// own, no pulse server reachable). Times are CLOCK_MONOTONIC on both sides: the
+/// recording's bytes and the `--events` lines are stamped as they arrive.
+@Suite(.serialized) struct SoundTests {
+    static let cardSize = PixelSize(width: 600, height: 200)
+
+    static func card() throws -> SolidCard {
+        try SolidCard(cover: RGBA(r: 190, g: 190, b: 200), prize: RGBA(r: 30, g: 120, b: 60), size: cardSize)
+    }
+
+    /// When each part of the gesture happened (CLOCK_MONOTONIC seconds).
+    struct Gesture {
+        var slow: (start: Double, end: Double) = (0, 0)
+        var fast: (start: Double, end: Double) = (0, 0)
+        var still: (start: Double, end: Double) = (0, 0)
+        var revealed: Double = 0
+    }
+
+    /// Press, hold still, a slow drag (3 px every 16 ms, ~190 px/s) over fresh foil, hold
+    /// still, a fast drag (25 px every 16 ms, ~1500 px/s) over fresh foil, hold, release;
+    /// then Space reveals the card. Each drag is one xdotool process, so its pace does not
+    /// depend on starting processes.
+    static func scratchAndReveal(_ server: Xvfb, window: UInt, app: RunningApp) throws -> Gesture {
+        var gesture = Gesture()
+        func moves(row: Int, from x: Int, step: Int, count: Int) -> [String] {
+            (1...count).flatMap { ["mousemove", "--window", "\(window)", "\(x + $0 * step)", "\(row)", "sleep", "0.016"] }
+        }
+        try server.xdotool("mousemove", "--window", "\(window)", "20", "40")
+        try server.xdotool("mousedown", "1")
+        usleep(500_000)
+        gesture.slow.start = monotonicNow()
+        try server.run("xdotool", moves(row: 40, from: 20, step: 3, count: 40))
+        gesture.slow.end = monotonicNow()
+        usleep(700_000)
+        // Still: from well after the slow drag's sound has faded until just before the fast one.
+        gesture.still = (gesture.slow.end + 0.3, monotonicNow() - 0.05)
+        gesture.fast.start = monotonicNow()
+        try server.run("xdotool", moves(row: 140, from: 20, step: 25, count: 22))
+        gesture.fast.end = monotonicNow()
+        usleep(500_000)
+        try server.xdotool("mouseup", "1")
+        usleep(400_000)
+        try server.press("space", in: window)
+        #expect(waitUntil { app.eventNames.contains("revealed") }, "\(app.standardOutput)")
+        gesture.revealed = try #require(app.arrival(ofLineContaining: "\"event\":\"revealed\""))
+        usleep(1_500_000)
+        return gesture
+    }
+
+    /// The middle of a span, where a drag's sound is steady.
+    static func middle(_ span: (start: Double, end: Double)) -> (Double, Double) {
+        let d = span.end - span.start
+        return (span.start + 0.25 * d, span.end - 0.15 * d)
+    }
+
+    /// The Done-when checks on a recording of `scratchAndReveal`.
+    static func expectScratchAndChime(_ recording: SoundRecording, _ gesture: Gesture, path: String,
+                                      sourceLocation: SourceLocation = #_sourceLocation) {
+        typealias R = MonitorRecording
+        let slowWindow = middle(gesture.slow), fastWindow = middle(gesture.fast)
+        let still = recording.samples(from: gesture.still.start, to: gesture.still.end)
+        let stillRMS = R.rms(still)
+        let slowRMS = R.rms(recording.samples(from: slowWindow.0, to: slowWindow.1))
+        let fastRMS = R.rms(recording.samples(from: fastWindow.0, to: fastWindow.1))
+        let chime = recording.samples(from: gesture.revealed, to: gesture.revealed + 0.1)
+        let chimeRMS = R.rms(chime)
+        let threshold = stillRMS * 31.6          // 30 dB over the still level
+        let onset = recording.onset(after: gesture.revealed - 0.1, threshold: threshold)
+        let motionOnset = recording.onset(after: gesture.slow.start - 0.05, threshold: threshold)
+        print("sound figures (\(path)): still RMS \(stillRMS) over \(still.count) samples; slow drag \(slowRMS) = "
+              + "\(R.decibels(slowRMS, over: stillRMS)) dB over still; fast drag \(fastRMS) = \(R.decibels(fastRMS, over: stillRMS)) dB "
+              + "over still, \(R.decibels(fastRMS, over: slowRMS)) dB over slow; chime onset "
+              + "\(onset.map { "\(Int(($0 - gesture.revealed) * 1000)) ms" } ?? "none") after the revealed line, RMS of its first 100 ms \(chimeRMS); "
+              + "first sound \(motionOnset.map { "\(Int(($0 - gesture.slow.start) * 1000)) ms" } ?? "none") after the slow drag's xdotool started")
+        #expect(still.count > 4_000, "the still part holds \(still.count) samples", sourceLocation: sourceLocation)
+        #expect(R.decibels(slowRMS, over: stillRMS) >= 30, "slow drag \(slowRMS) vs still \(stillRMS)", sourceLocation: sourceLocation)
+        #expect(R.decibels(fastRMS, over: stillRMS) >= 30, "fast drag \(fastRMS) vs still \(stillRMS)", sourceLocation: sourceLocation)
+        #expect(R.decibels(fastRMS, over: slowRMS) >= 6, "fast \(fastRMS) vs slow \(slowRMS)", sourceLocation: sourceLocation)
+        #expect(R.decibels(chimeRMS, over: stillRMS) >= 30, "chime's first 100 ms \(chimeRMS)", sourceLocation: sourceLocation)
+        if let onset {
+            #expect(abs(onset - gesture.revealed) <= 0.1, "chime at \(onset - gesture.revealed) s", sourceLocation: sourceLocation)
+        } else {
+            Issue.record("no chime after the revealed event", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("PulseAudio: the scratch is 30 dB over a pen held still, faster is louder, the chime within 100 ms of revealed")
+    func pulseScratchAndChime() throws {
+        let pulse = try PulseServer(); defer { pulse.stop() }
+        let card = try Self.card(); defer { card.remove() }
+        let server = try Xvfb(width: 800, height: 400); defer { server.stop() }
+        var environment = server.environment
+        environment["PULSE_SERVER"] = pulse.server
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--reveal-at", "100", "--events",
+                                                   "--verbose", "--stats", "--celebrate", "off"], environment: environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
+        let recording = try MonitorRecording(server: pulse); defer { recording.stop() }
+        #expect(waitUntil { recording.data.count > 9_600 }, "parec records")
+        let gesture = try Self.scratchAndReveal(server, window: window, app: app)
+        recording.stop()
+        Self.expectScratchAndChime(recording, gesture, path: "PulseAudio")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        print("sound stats (PulseAudio): \(app.stats.filter { $0.key.hasPrefix("sound") })")
+    }
+
+    /// An ~/.asoundrc in a temp HOME: the default PCM is the `file` plugin over `null`,
+    /// writing raw S16_LE what would be played.
+    static func alsaHome(writingTo output: String) throws -> URL {
+        let home = try App.scratchFolder()
+        let config = """
+            pcm.!default {
+                type file
+                slave.pcm "null"
+                file "\(output)"
+                format "raw"
+            }
+            """
+        try Data(config.utf8).write(to: home.appendingPathComponent(".asoundrc"))
+        return home
+    }
+
+    @Test("ALSA with no pulse server: the same scratch and chime, through the file plugin")
+    func alsaScratchAndChime() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try Xvfb(width: 800, height: 400); defer { server.stop() }
+        let output = card.folder.appendingPathComponent("played.raw").path
+        let home = try Self.alsaHome(writingTo: output); defer { try? FileManager.default.removeItem(at: home) }
+        var environment = server.environment
+        environment["HOME"] = home.path
+        environment["PULSE_SERVER"] = "unix:\(card.folder.path)/no-such-socket"
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--reveal-at", "100", "--events",
+                                                   "--verbose", "--stats", "--celebrate", "off"], environment: environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.standardError.contains("sound: ALSA") }, "\(app.standardError)")
+        #expect(app.standardError.contains("no PulseAudio server"), "\(app.standardError)")
+        let recording = FileRecording(path: output); defer { recording.stop() }
+        let gesture = try Self.scratchAndReveal(server, window: window, app: app)
+        recording.stop()
+        Self.expectScratchAndChime(recording, gesture, path: "ALSA file plugin")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        print("sound stats (ALSA): \(app.stats.filter { $0.key.hasPrefix("sound") })")
+    }
+
+    @Test("no sound server and no ALSA device: the card works silently and --verbose says why")
+    func silentWithoutDevice() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try Xvfb(width: 800, height: 400); defer { server.stop() }
+        let home = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: home) }
+        try Data("pcm.!default { type hw card 57 }\n".utf8).write(to: home.appendingPathComponent(".asoundrc"))
+        var environment = server.environment
+        environment["HOME"] = home.path
+        environment["PULSE_SERVER"] = "unix:\(card.folder.path)/no-such-socket"
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--verbose", "--events"], environment: environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.standardError.contains("sound: silent: no PulseAudio server") }, "\(app.standardError)")
+        #expect(app.standardError.contains("no ALSA device 'default'"), "\(app.standardError)")
+        try server.drag(window: window, from: (50, 100), through: [(250, 100)])
+        try server.press("space", in: window)
+        #expect(waitUntil { app.eventNames.contains("revealed") })
+        try server.press("q", in: window)
+        #expect(app.wait() == 0, "\(app.standardError)")
+    }
+
+    @Test("with the sound on and a server running: idle is 0 ticks over 5 s, and 0 ticks again 2 s after a reveal (burst and chime over)")
+    func idleWithSound() throws {
+        let pulse = try PulseServer(); defer { pulse.stop() }
+        let card = try Self.card(); defer { card.remove() }
+        let server = try Xvfb(width: 800, height: 400); defer { server.stop() }
+        var environment = server.environment
+        environment["PULSE_SERVER"] = pulse.server
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--reveal-at", "100", "--events",
+                                                   "--verbose", "--stats"], environment: environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
+        try server.run("xdotool", ["mousemove", "--window", "\(window)", "20", "40", "mousedown", "1"]
+                       + (1...20).flatMap { ["mousemove", "--window", "\(window)", "\(20 + $0 * 20)", "40", "sleep", "0.016"] }
+                       + ["mouseup", "1"])
+        usleep(1_000_000)       // the scratch fades, the stream is corked
+        let before = try cpuTicks(app.pid)
+        usleep(5_000_000)
+        let idle = try cpuTicks(app.pid) - before
+        #expect(idle == 0, "\(idle) ticks in 5 idle seconds with the sound on")
+
+        try server.press("space", in: window)
+        #expect(waitUntil { app.eventNames.contains("revealed") })
+        let revealed = try #require(app.arrival(ofLineContaining: "\"event\":\"revealed\""))
+        while monotonicNow() < revealed + 2 { usleep(20_000) }
+        let after = try cpuTicks(app.pid)
+        usleep(2_000_000)
+        let later = try cpuTicks(app.pid) - after
+        #expect(later == 0, "\(later) ticks in the 2 s from 2 s after the reveal")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        let frames = Int(app.stats["celebration_frames"] ?? "0") ?? 0
+        #expect(frames >= 20 && frames <= 50, "\(frames) frames of the burst, 1.5 s at 30 a second")
+    }
+}
