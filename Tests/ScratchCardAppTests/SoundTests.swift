@@ -80,7 +80,7 @@ import XvfbSupport
               + "over still, \(R.decibels(fastRMS, over: slowRMS)) dB over slow; chime onset "
               + "\(onset.map { "\(Int(($0 - gesture.revealed) * 1000)) ms" } ?? "none") after the revealed line, RMS of its first 100 ms \(chimeRMS); "
               + "first sound \(motionOnset.map { "\(Int(($0 - gesture.slow.start) * 1000)) ms" } ?? "none") after the slow drag's xdotool started")
-        #expect(still.count > 4_000, "the still part holds \(still.count) samples", sourceLocation: sourceLocation)
+        #expect(still.count > 1_000, "the still part holds \(still.count) samples", sourceLocation: sourceLocation)
         #expect(R.decibels(slowRMS, over: stillRMS) >= 30, "slow drag \(slowRMS) vs still \(stillRMS)", sourceLocation: sourceLocation)
         #expect(R.decibels(fastRMS, over: stillRMS) >= 30, "fast drag \(fastRMS) vs still \(stillRMS)", sourceLocation: sourceLocation)
         #expect(R.decibels(fastRMS, over: slowRMS) >= 6, "fast \(fastRMS) vs slow \(slowRMS)", sourceLocation: sourceLocation)
@@ -172,6 +172,22 @@ import XvfbSupport
         #expect(app.wait() == 0, "\(app.standardError)")
     }
 
+    /// Whether every playback stream on the server (ours) is corked: `pactl list sink-inputs`.
+    static func corked(_ pulse: PulseServer) -> Bool {
+        guard let text = try? pulse.run("pactl", ["list", "sink-inputs"]) else { return false }
+        return text.contains("Corked: yes") && !text.contains("Corked: no")
+    }
+
+    /// Each thread's ticks, by thread id: which one woke, when one did.
+    static func threadTicks(_ pid: Int32) throws -> [Int32: Int] {
+        var ticks: [Int32: Int] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+            guard let thread = Int32(name) else { continue }
+            ticks[thread] = try? cpuTicks(pid, thread: thread)
+        }
+        return ticks
+    }
+
     @Test("with the sound on and a server running: idle is 0 ticks over 5 s, and 0 ticks again 2 s after a reveal (burst and chime over)")
     func idleWithSound() throws {
         let pulse = try PulseServer(); defer { pulse.stop() }
@@ -183,23 +199,32 @@ import XvfbSupport
                                                    "--verbose", "--stats"], environment: environment)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
+        // A client on the monitor keeps the null sink rendering in 10 ms steps, as a sound
+        // card's timer does: left alone, module-null-sink sleeps in 2 s blocks and starts a
+        // stream uncorked meanwhile only when it next wakes (its artefact, not ours).
+        let recording = try MonitorRecording(server: pulse); defer { recording.stop() }
         try server.run("xdotool", ["mousemove", "--window", "\(window)", "20", "40", "mousedown", "1"]
                        + (1...20).flatMap { ["mousemove", "--window", "\(window)", "\(20 + $0 * 20)", "40", "sleep", "0.016"] }
                        + ["mouseup", "1"])
-        usleep(1_000_000)       // the scratch fades, the stream is corked
-        let before = try cpuTicks(app.pid)
+        // The scratch fades and the stream is corked.
+        #expect(waitUntil { recording.data.count > 96_000 && Self.corked(pulse) }, "the stream is corked after the scratch")
+        usleep(200_000)
+        let before = try cpuTicks(app.pid), threadsBefore = try Self.threadTicks(app.pid)
         usleep(5_000_000)
         let idle = try cpuTicks(app.pid) - before
-        #expect(idle == 0, "\(idle) ticks in 5 idle seconds with the sound on")
+        let threadsIdle = try Self.threadTicks(app.pid)
+        #expect(idle == 0, "\(idle) ticks in 5 idle seconds with the sound on; by thread \(threadsBefore) -> \(threadsIdle)")
 
         try server.press("space", in: window)
         #expect(waitUntil { app.eventNames.contains("revealed") })
         let revealed = try #require(app.arrival(ofLineContaining: "\"event\":\"revealed\""))
         while monotonicNow() < revealed + 2 { usleep(20_000) }
-        let after = try cpuTicks(app.pid)
+        #expect(Self.corked(pulse), "2 s after the reveal the chime is over and the stream corked")
+        let after = try cpuTicks(app.pid), threadsAfter = try Self.threadTicks(app.pid)
         usleep(2_000_000)
         let later = try cpuTicks(app.pid) - after
-        #expect(later == 0, "\(later) ticks in the 2 s from 2 s after the reveal")
+        let threadsLater = try Self.threadTicks(app.pid)
+        #expect(later == 0, "\(later) ticks in the 2 s from 2 s after the reveal; by thread \(threadsAfter) -> \(threadsLater)")
         try server.press("q", in: window)
         #expect(app.wait() == 0)
         let frames = Int(app.stats["celebration_frames"] ?? "0") ?? 0
