@@ -111,7 +111,9 @@ public enum WAVFile {
         for i in 0..<count {
             let position = Double(i) * step
             let j = Swift.min(Int(position), frames - 2)
-            let t = Float(position - Double(j))
+            // Past the last pair (the final output samples) hold the last input sample:
+            // t beyond 1 would extrapolate past full scale (libFuzzer found 1.65).
+            let t = Float(Swift.min(1, position - Double(j)))
             out[i] = mono[j] + (mono[j + 1] - mono[j]) * t
         }
         return SoundClip(samples: out)

@@ -20,6 +20,22 @@ struct WAVTests {
         #expect(peak > 0.5 && peak <= 1, "\(name): peak \(peak)")
     }
 
+    @Test("the fuzz target's seeds and regressions: a clip in -1...1 or an error naming the file")
+    func fuzzFiles() throws {
+        for kind in ["corpus", "regressions"] {
+            let folder = Self.corpus.deletingLastPathComponent().appendingPathComponent(kind)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
+                let bytes = [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+                do {
+                    let clip = try WAVFile.decode(bytes, path: name)
+                    #expect(!clip.samples.isEmpty && clip.samples.allSatisfy { $0.isFinite && abs($0) <= 1 }, "\(kind)/\(name)")
+                } catch {
+                    #expect(error.path == name && !error.message.isEmpty)
+                }
+            }
+        }
+    }
+
     static func wav(format: UInt16 = 1, channels: UInt16 = 1, rate: UInt32 = 8000, bits: UInt16 = 16,
                     blockAlign: UInt16? = nil, dataBytes: [UInt8] = [0, 0, 0, 0], dataSize: UInt32? = nil) -> [UInt8] {
         func le16(_ v: UInt16) -> [UInt8] { [UInt8(v & 255), UInt8(v >> 8)] }
@@ -31,7 +47,7 @@ struct WAVTests {
         return Array("RIFF".utf8) + le32(UInt32(body.count)) + body
     }
 
-    @Test("bad files: an error naming the file and the problem", arguments: [
+    static let badFileCases: [([UInt8], String)] = [
         (Array("not a wav at all".utf8), "not a WAV file"),
         (wav(format: 2), "format 2 is not supported"),
         (wav(bits: 12), "12-bit PCM"),
@@ -43,7 +59,9 @@ struct WAVTests {
         (wav(dataSize: 0x7FFF_FFF0), "claims 2147483632 bytes"),
         (Array(wav().prefix(36)), "no 'data' chunk"),
         (Array("RIFF".utf8) + [12, 0, 0, 0] + Array("WAVEdata".utf8) + [0, 0, 0, 0], "no 'fmt ' chunk"),
-    ])
+    ]
+
+    @Test("bad files: an error naming the file and the problem", arguments: badFileCases)
     func badFiles(bytes: [UInt8], message: String) {
         do {
             _ = try WAVFile.decode(bytes, path: "/x/bad.wav")
