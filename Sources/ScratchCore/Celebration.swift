@@ -35,6 +35,9 @@ public struct Celebration: Sendable {
         RGBA(r: 120, g: 230, b: 140),
     ]
 
+    /// Whether a colour is one of the flakes' (tests look for them on screen).
+    public static func isFlakeColour(_ colour: RGBA) -> Bool { palette.contains(colour) }
+
     /// A burst over a canvas of `size`, starting at `start` (seconds, the clock that
     /// `redraw` is given); `seed` makes it the same every time (tests).
     public init(canvas size: PixelSize, start: Double, seed: UInt64 = 0x5EED) {

@@ -231,3 +231,92 @@ import XvfbSupport
         #expect(frames >= 20 && frames <= 50, "\(frames) frames of the burst, 1.5 s at 30 a second")
     }
 }
+
+/// A deck card's own reveal: a WAV of its own, or silence and no sparks for a miss; a bad
+/// WAV ends the program at load with exit 2, naming the file.
+@Suite(.serialized) struct DeckSoundAppTests {
+    /// A 16-bit mono 48 kHz WAV: `seconds` of a sine at `frequency`, half scale.
+    static func toneWAV(frequency: Double, seconds: Double) -> Data {
+        func le16(_ v: Int) -> [UInt8] { [UInt8(v & 255), UInt8((v >> 8) & 255)] }
+        func le32(_ v: Int) -> [UInt8] { le16(v & 0xFFFF) + le16(v >> 16) }
+        let count = Int(seconds * 48_000)
+        var samples: [UInt8] = []
+        for i in 0..<count { samples += le16(Int(16_000 * sin(2 * .pi * frequency * Double(i) / 48_000)) & 0xFFFF) }
+        let fmt = le16(1) + le16(1) + le32(48_000) + le32(96_000) + le16(2) + le16(16)
+        let body = Array("WAVEfmt ".utf8) + le32(16) + fmt + Array("data".utf8) + le32(samples.count) + samples
+        return Data(Array("RIFF".utf8) + le32(body.count) + body)
+    }
+
+    /// Reveals the one card of `deck` with Space while the null sink is recorded; the
+    /// recording from the `revealed` line on, and the window 0.5 s after it.
+    static func reveal(deck: String, pulse: PulseServer) throws -> (sound: ArraySlice<Int16>, window: RGBAImage, app: RunningApp) {
+        let server = try Xvfb(width: 800, height: 400); defer { server.stop() }
+        var environment = server.environment
+        environment["PULSE_SERVER"] = pulse.server
+        let app = try RunningApp(["--deck", deck, "--scale", "1", "--events", "--verbose"], environment: environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
+        let recording = try MonitorRecording(server: pulse); defer { recording.stop() }
+        #expect(waitUntil { recording.data.count > 9_600 })
+        try server.press("space", in: window)
+        #expect(waitUntil { app.eventNames.contains("revealed") })
+        let revealed = try #require(app.arrival(ofLineContaining: "\"event\":\"revealed\""))
+        while monotonicNow() < revealed + 0.5 { usleep(10_000) }
+        let image = try server.capture(window: window)
+        while monotonicNow() < revealed + 1.2 { usleep(10_000) }
+        recording.stop()
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        return (recording.samples(from: revealed - 0.02, to: revealed + 1.2), image, app)
+    }
+
+    @Test("a card's own WAV plays on its reveal (its 440 Hz, not the chime); a miss with \"sound\": null is silent, with \"celebrate\": false still")
+    func winAndMiss() throws {
+        let pulse = try PulseServer(); defer { pulse.stop() }
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let size = PixelSize(width: 300, height: 200)
+        _ = try App.solidPNG(RGBA(r: 30, g: 120, b: 60), size: size, in: folder, name: "win.png")
+        _ = try App.solidPNG(RGBA(r: 90, g: 90, b: 90), size: size, in: folder, name: "sorry.png")
+        _ = try App.solidPNG(RGBA(r: 190, g: 190, b: 200), size: size, in: folder, name: "foil.png")
+        try Self.toneWAV(frequency: 440, seconds: 0.6).write(to: folder.appendingPathComponent("fanfare.wav"))
+        let winDeck = folder.appendingPathComponent("win.json").path
+        try Data(#"{"cards": [{"prize": "win.png", "cover": "foil.png", "sound": "fanfare.wav"}]}"#.utf8).write(to: URL(fileURLWithPath: winDeck))
+        let missDeck = folder.appendingPathComponent("miss.json").path
+        try Data(#"{"cards": [{"prize": "sorry.png", "cover": "foil.png", "sound": null, "celebrate": false}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: missDeck))
+
+        let win = try Self.reveal(deck: winDeck, pulse: pulse)
+        let tone = win.sound.prefix(Int(0.4 * 48_000))
+        var crossings = 0
+        for i in tone.indices.dropFirst() where (tone[i] >= 0) != (tone[i - 1] >= 0) && abs(Int(tone[i])) + abs(Int(tone[i - 1])) > 200 { crossings += 1 }
+        let frequency = Double(crossings) / 2 / (Double(tone.count) / 48_000)
+        #expect(MonitorRecording.rms(tone) > 3_000, "the fanfare is heard: RMS \(MonitorRecording.rms(tone))")
+        #expect(abs(frequency - 440) < 60, "its pitch is \(frequency) Hz")
+        #expect(win.window.pixels(where: { Celebration.isFlakeColour($0) }) > 50, "the win bursts into flakes")
+
+        let miss = try Self.reveal(deck: missDeck, pulse: pulse)
+        #expect(MonitorRecording.rms(miss.sound) <= 1, "the miss is quiet: RMS \(MonitorRecording.rms(miss.sound))")
+        #expect(miss.window.pixels(where: Celebration.isFlakeColour) == 0, "the miss shows no flakes")
+    }
+
+    @Test("a bad WAV in a deck: exit 2 at load, naming the deck, the card and the file")
+    func badWAV() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try App.solidPNG(.white, size: PixelSize(width: 10, height: 10), in: folder, name: "a.png")
+        try Data("RIFF\u{4}\0\0\0WAVEjunk".utf8).write(to: folder.appendingPathComponent("broken.wav"))
+        let deck = folder.appendingPathComponent("deck.json").path
+        try Data(#"{"cards": [{"id": "win", "prize": "a.png", "sound": "broken.wav"}]}"#.utf8).write(to: URL(fileURLWithPath: deck))
+        let (status, _, err) = try runToExit(["--deck", deck])
+        #expect(status == 2)
+        #expect(err.contains("deck.json") && err.contains("cards[0] (\"win\")") && err.contains("broken.wav"), "\(err)")
+    }
+}
+
+extension RGBAImage {
+    /// How many pixels satisfy `test`.
+    func pixels(where test: (RGBA) -> Bool) -> Int {
+        var n = 0
+        for y in 0..<height { for x in 0..<width where test(self[x, y]) { n += 1 } }
+        return n
+    }
+}
