@@ -105,7 +105,8 @@ public enum WAVFile {
         }
         guard format.rate != Synth.rate, frames > 1 else { return SoundClip(samples: mono) }
         // Linear resampling to the synthesiser's rate.
-        let count = Int(Double(frames) * Double(Synth.rate) / Double(format.rate))
+        // At least one sample: 2 frames at 192 kHz make less than one at 48 kHz.
+        let count = Swift.max(1, Int(Double(frames) * Double(Synth.rate) / Double(format.rate)))
         let step = Double(format.rate) / Double(Synth.rate)
         var out = [Float](repeating: 0, count: count)
         for i in 0..<count {
