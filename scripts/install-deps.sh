@@ -15,6 +15,9 @@ packages=(
   binutils dpkg-dev lintian   # make install strips; make deb: dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb, lintian
   desktop-file-utils gtk-update-icon-cache man-db   # desktop-file-validate, the caches make install refreshes; tests: man -l
   librsvg2-bin   # tests only: rsvg-convert renders the scalable icon to compare it with the PNG
+  libpulse-dev libasound2-dev   # CPulse, CALSA: the sound room's PulseAudio and ALSA outputs
+  pulseaudio pulseaudio-utils   # tests: a private PulseAudio daemon with a null sink, parec on its monitor
+  alsa-utils   # aplay, speaker-test: to check a kiosk's ALSA device by hand (README, Sound)
 )
 
 missing=()

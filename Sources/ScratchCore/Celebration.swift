@@ -90,11 +90,15 @@ public struct Celebration: Sendable {
     /// One frame at `now`: the last frame's flakes are composited away, the new ones
     /// drawn. Returns the rectangle written (to put on screen); past the end it puts the
     /// card back whole under the last flakes and is finished.
-    public mutating func redraw(_ card: ScratchCanvas, into framebuffer: Framebuffer, at now: Double) -> PixelRect {
+    ///
+    /// `fade`: the cover's fade the card is shown with now, if it is still fading (what
+    /// the flakes covered is put back as the rest of the card shows it).
+    public mutating func redraw(_ card: ScratchCanvas, into framebuffer: Framebuffer, at now: Double,
+                                fade: Double? = nil) -> PixelRect {
         var area = PixelRect.empty
         var pixels = 0
         for rect in drawn {
-            card.composite(rect, into: framebuffer)
+            if let fade { card.composite(rect, into: framebuffer, fade: fade) } else { card.composite(rect, into: framebuffer) }
             area.formUnion(rect)
             pixels += rect.area
         }

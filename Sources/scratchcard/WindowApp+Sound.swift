@@ -94,7 +94,12 @@ extension WindowApp {
     func drawCelebration(frameDue: Bool) -> PixelRect {
         guard frameDue, var burst = effects.celebration else { return .empty }
         let started = monotonicNanoseconds()
-        let area = burst.redraw(canvas, into: surface.framebuffer, at: monotonicSeconds())
+        let now = monotonicSeconds()
+        // While the cover fades, what a flake covered is put back faded as the rest (read
+        // without moving the session on: the repaint owns the fade's end).
+        var fade: Double?
+        if case .fading(let clock) = session.phase { fade = clock.progress(at: now) }
+        let area = burst.redraw(canvas, into: surface.framebuffer, at: now, fade: fade)
         effects.celebrationNanoseconds += monotonicNanoseconds() - started
         effects.celebrationFrames += 1
         effects.celebrationPixels += burst.lastFramePixels
