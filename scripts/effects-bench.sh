@@ -36,6 +36,7 @@ for _ in $(seq 100); do pactl info >/dev/null 2>&1 && break; sleep 0.05; done
 # sound card would (alone it sleeps in 2 s blocks).
 parec --device=null.monitor --latency-msec=10 --raw > /dev/null &
 recorder_pid=$!
+sleep 2.5      # the null sink's first 2 s block passes before the first stream starts
 
 ticks() { awk '{ print $14 + $15 }' "$1"; }
 largest=$(printf '%s\n' "${sizes[@]}" | sort -t x -k1,1n | tail -1)

@@ -54,6 +54,7 @@ if [ "$name" = deck ]; then
   mkdir -p "$FUZZ_DECK_DIR"
   for f in a.png b.png cover.png; do cp Fuzz/png/corpus/gray8-3x2.png "$FUZZ_DECK_DIR/$f"; done
   mkdir -p "$FUZZ_DECK_DIR/folder.png"
+  cp Fuzz/wav/corpus/u8-mono-8k.wav "$FUZZ_DECK_DIR/fanfare.wav"      # a sound a card may name
 fi
 
 dict=()

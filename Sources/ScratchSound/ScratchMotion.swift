@@ -20,7 +20,27 @@ public struct ScratchMotion: Sendable {
     public static let loudestSpeed = 1200.0
 
     private struct Step { let time: Double; let distance: Double; let swept: Double; let revealed: Double }
-    private struct Pen { var last: Point; var steps: [Step] = [] }
+    /// A pen's last point and its steps within the window, with their running sums (kept
+    /// in place: no array is copied per event).
+    private struct Pen {
+        var last: Point
+        var steps: [Step] = []
+        var first = 0
+        var travelled = 0.0, swept = 0.0, revealed = 0.0
+
+        mutating func add(_ step: Step) {
+            steps.append(step)
+            travelled += step.distance; swept += step.swept; revealed += step.revealed
+            while first < steps.count, step.time - steps[first].time > ScratchMotion.window {
+                let old = steps[first]
+                travelled -= old.distance; swept -= old.swept; revealed -= old.revealed
+                first += 1
+            }
+            // Forget the dropped steps now and then, not on every event.
+            if first > 64 { steps.removeFirst(first); first = 0 }
+            if first == steps.count { travelled = 0; swept = 0; revealed = 0 }      // no drift
+        }
+    }
     private var pens: [Int: Pen] = [:]
 
     public init(brushRadius: Double, scale: Double) {
@@ -36,21 +56,17 @@ public struct ScratchMotion: Sendable {
     /// The pen moved to `point`, and the stroke newly revealed `revealed` pixels: the
     /// loudness and brightness (each 0...1) to sound now.
     public mutating func move(pen: Int, to point: Point, time: Double, revealed: Int) -> (loudness: Float, brightness: Float) {
-        guard var state = pens[pen] else { return (0, 0) }
-        let dx = point.x - state.last.x, dy = point.y - state.last.y
+        guard let last = pens[pen]?.last else { return (0, 0) }
+        let dx = point.x - last.x, dy = point.y - last.y
         let distance = (dx * dx + dy * dy).squareRoot()
-        state.last = point
+        pens[pen]!.last = point
         if distance.isFinite {
-            state.steps.append(Step(time: time, distance: distance, swept: distance * 2 * brushRadius,
-                                    revealed: Double(Swift.max(0, revealed))))
+            pens[pen]!.add(Step(time: time, distance: distance, swept: distance * 2 * brushRadius,
+                                revealed: Double(Swift.max(0, revealed))))
         }
-        state.steps.removeAll { time - $0.time > Self.window }
-        pens[pen] = state
-        let travelled = state.steps.reduce(0) { $0 + $1.distance }
-        let swept = state.steps.reduce(0) { $0 + $1.swept }
-        let taken = state.steps.reduce(0) { $0 + $1.revealed }
-        let speed = travelled / scale / Self.window
-        let foil = swept > 0 ? Swift.min(1, taken / swept) : 0
+        let state = pens[pen]!
+        let speed = Swift.max(0, state.travelled) / scale / Self.window
+        let foil = state.swept > 0 ? Swift.min(1, Swift.max(0, state.revealed) / state.swept) : 0
         let pace = Swift.min(1, speed / Self.loudestSpeed)
         let loudness = foil * pow(pace, 0.8)
         let brightness = pow(Swift.min(1, speed / (2 * Self.loudestSpeed)), 0.6)

@@ -117,7 +117,7 @@ struct DeckLoadTests {
         (#"{"cards": [{"prize": "a.png", "weight": 1e308}, {"id": "b", "prize": "a.png", "weight": 1e308}]}"#,
          #"cards[1] ("b"): the weights add up to more than a number can hold"#),
         (#"{"cards": [{"prize": "a.png", "colour": "red"}]}"#,
-         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight)"#),
+         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate)"#),
         (#"{"cards": [], "title": "x"}"#,
          #"unknown key "title" (a deck holds only "cards")"#),
         (#"{"cards": [{"prize": "a.png"}, {"prize": "b.png", "id": "a"}]}"#,

@@ -131,6 +131,8 @@ struct FuzzRegressionTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let png = try Data(contentsOf: Self.fuzzFolder.appendingPathComponent("png/corpus/gray8-3x2.png"))
         for name in ["a.png", "b.png", "cover.png"] { try png.write(to: folder.appendingPathComponent(name)) }
+        try Data(contentsOf: Self.fuzzFolder.appendingPathComponent("wav/corpus/u8-mono-8k.wav"))
+            .write(to: folder.appendingPathComponent("fanfare.wav"))
         let deckPath = folder.appendingPathComponent("deck.json").path
 
         for file in Self.inputs("deck", kind) {
