@@ -15,7 +15,7 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         var environment = server.environment
         environment["PULSE_SERVER"] = "unix:/nonexistent"         // silent: this is about pixels
-        let app = try RunningApp(card.arguments + ["--scale", "1", "--events", "--stats"] + extra, environment: environment)
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--events", "--stats"] + extra, environment: environment, stampOutput: true)
         let window = try server.scratchcardWindow()
         _ = try server.waitForPixels(window: window) { $0[200, 150] == RGBA(r: 200, g: 200, b: 200) }
         try server.press("space", in: window)

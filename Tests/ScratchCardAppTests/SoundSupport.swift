@@ -144,7 +144,7 @@ extension SoundRecording {
 /// posix_spawn and default signal handling and mask, so SIGTERM ends it whatever our
 /// threads block; reaped by `stop()`.
 final class MonitorRecording: SoundRecording, @unchecked Sendable {
-    let data = LockedData()
+    let data = LockedData(stamping: true)
     private let pid: pid_t
     private let readEnd: Int32
     private let lock = NSLock()
@@ -215,7 +215,7 @@ final class MonitorRecording: SoundRecording, @unchecked Sendable {
 /// A file that ALSA's `file` plugin writes, watched every 2 ms on a thread: each new
 /// piece is stamped with the time it appeared.
 final class FileRecording: SoundRecording, @unchecked Sendable {
-    let data = LockedData()
+    let data = LockedData(stamping: true)
     let path: String
     private let lock = NSLock()
     private var running = true

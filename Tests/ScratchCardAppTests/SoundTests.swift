@@ -100,7 +100,7 @@ import XvfbSupport
         var environment = server.environment
         environment["PULSE_SERVER"] = pulse.server
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--reveal-at", "100", "--events",
-                                                   "--verbose", "--stats", "--celebrate", "off"], environment: environment)
+                                                   "--verbose", "--stats", "--celebrate", "off"], environment: environment, stampOutput: true)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
         let recording = try MonitorRecording(server: pulse); defer { recording.stop() }
@@ -139,7 +139,7 @@ import XvfbSupport
         environment["HOME"] = home.path
         environment["PULSE_SERVER"] = "unix:\(card.folder.path)/no-such-socket"
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--reveal-at", "100", "--events",
-                                                   "--verbose", "--stats", "--celebrate", "off"], environment: environment)
+                                                   "--verbose", "--stats", "--celebrate", "off"], environment: environment, stampOutput: true)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.standardError.contains("sound: ALSA") }, "\(app.standardError)")
         #expect(app.standardError.contains("no PulseAudio server"), "\(app.standardError)")
@@ -161,7 +161,7 @@ import XvfbSupport
         var environment = server.environment
         environment["HOME"] = home.path
         environment["PULSE_SERVER"] = "unix:\(card.folder.path)/no-such-socket"
-        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--verbose", "--events"], environment: environment)
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--verbose", "--events"], environment: environment, stampOutput: true)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.standardError.contains("sound: silent: no PulseAudio server") }, "\(app.standardError)")
         #expect(app.standardError.contains("no ALSA device 'default'"), "\(app.standardError)")
@@ -196,7 +196,7 @@ import XvfbSupport
         var environment = server.environment
         environment["PULSE_SERVER"] = pulse.server
         let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "10", "--reveal-at", "100", "--events",
-                                                   "--verbose", "--stats"], environment: environment)
+                                                   "--verbose", "--stats"], environment: environment, stampOutput: true)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
         // A client on the monitor keeps the null sink rendering in 10 ms steps, as a sound
@@ -253,7 +253,7 @@ import XvfbSupport
         let server = try Xvfb(width: 800, height: 400); defer { server.stop() }
         var environment = server.environment
         environment["PULSE_SERVER"] = pulse.server
-        let app = try RunningApp(["--deck", deck, "--scale", "1", "--events", "--verbose"], environment: environment)
+        let app = try RunningApp(["--deck", deck, "--scale", "1", "--events", "--verbose"], environment: environment, stampOutput: true)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
         let recording = try MonitorRecording(server: pulse); defer { recording.stop() }
