@@ -1,4 +1,4 @@
-import Foundation
+@preconcurrency import Glibc
 import ScratchCore
 
 /// Turns each pen's strokes into what its scratch sounds like: loudness and brightness

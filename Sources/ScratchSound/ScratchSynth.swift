@@ -1,4 +1,4 @@
-import Foundation
+@preconcurrency import Glibc
 
 /// The sound of foil under a coin, synthesised: white noise through a band-pass filter
 /// whose centre rises with the pen's speed, mixed with its high part chopped into short

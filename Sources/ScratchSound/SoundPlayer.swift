@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 @preconcurrency import Glibc
 
 /// Whether the program sounds, and how loud.
@@ -36,7 +34,7 @@ public final class SoundPlayer: @unchecked Sendable {
     static let pauseAfterSeconds = 0.25
 
     // Everything below is guarded by `condition`.
-    private let condition = NSCondition()
+    private let condition = Condition()
     private var motions: [(pen: Int, loudness: Float, brightness: Float, time: Double)] = []
     private var releases: [Int] = []
     private var clips: [SoundClip] = []
@@ -47,19 +45,21 @@ public final class SoundPlayer: @unchecked Sendable {
 
     private let settings: SoundSettings
     private let log: @Sendable (String) -> Void
-    private let done = DispatchSemaphore(value: 0)
+    /// Set by the sound thread as it ends (guarded by `condition`), for `stop`.
+    private var threadEnded = false
 
     /// Starts the sound thread, which opens the output; `log` hears which output it chose
     /// or why there is none (the caller decides whether to print it: `--verbose`).
     public init(settings: SoundSettings, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.log = log
-        let thread = Thread { [self] in
+        startThread { [self] in
             run()
-            done.signal()
+            condition.lock()
+            threadEnded = true
+            condition.broadcast()
+            condition.unlock()
         }
-        thread.name = "scratchcard-sound"
-        thread.start()
     }
 
     /// A pen moved over the card: how loud (0: over revealed pixels, nothing) and how
@@ -111,9 +111,9 @@ public final class SoundPlayer: @unchecked Sendable {
     public func stop() {
         condition.lock()
         quitting = true
-        condition.signal()
+        condition.broadcast()
+        while !threadEnded { condition.wait() }
         condition.unlock()
-        done.wait()
     }
 
     static func now() -> Double {
@@ -243,4 +243,43 @@ struct LatencyRecord {
         let sorted = values.sorted()
         return (sorted[sorted.count / 2], sorted.last!)
     }
+}
+
+/// A pthread mutex and condition (Foundation's NSCondition would link all of
+/// swift-corelibs-foundation into the static binary: Sources/scratchcard/Threads.swift).
+final class Condition: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+
+    init() {
+        pthread_mutex_init(mutex, nil)
+        pthread_cond_init(condition, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(condition)
+        pthread_mutex_destroy(mutex)
+        condition.deallocate()
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
+    /// Waits for a signal, the lock held (released while waiting).
+    func wait() { pthread_cond_wait(condition, mutex) }
+    func signal() { pthread_cond_signal(condition) }
+    func broadcast() { pthread_cond_broadcast(condition) }
+}
+
+/// Runs `work` on a new detached thread, which ends with the work.
+func startThread(_ work: @escaping @Sendable () -> Void) {
+    final class Box { let work: @Sendable () -> Void; init(_ work: @escaping @Sendable () -> Void) { self.work = work } }
+    let box = Unmanaged.passRetained(Box(work)).toOpaque()
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { raw in
+        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().work()
+        return nil
+    }, box)
+    precondition(started == 0, "pthread_create failed: \(started)")
+    pthread_detach(thread)
 }
