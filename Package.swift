@@ -30,6 +30,10 @@ let package = Package(
         .systemLibrary(name: "CXPresent", pkgConfig: "xpresent xfixes xext x11",
                        providers: [.apt(["libxpresent-dev", "libxfixes-dev", "libxext-dev", "libx11-dev"])]),
 
+        // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
+        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
+                       providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
@@ -39,6 +43,8 @@ let package = Package(
         .target(name: "ScratchImage", dependencies: ["CPNG", "CJPEG", "CWebP", "ScratchCore"]),
         // The display connection, window, framebuffers, input, DPI.
         .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
+        // Draws cards at the window's size: the built-in cover and prize, text cards.
+        .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The built-in default card, found as a resource.
         .target(name: "ScratchAssets", path: "Assets",
                 exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
@@ -56,6 +62,7 @@ let package = Package(
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
+        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
