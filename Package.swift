@@ -45,20 +45,19 @@ let package = Package(
         .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
-        // The built-in default card, found as a resource.
+        // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
                 exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
-                resources: [.copy("cover.png"), .copy("prize.png"), .copy("icon.png")]),
+                resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchAssets", "CardArt"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
         // Present against paced puts, latency and vblank alignment (scripts/present-bench.sh).
         .executableTarget(name: "presentbench", dependencies: ["CXPresent"]),
-        // Draws the built-in default card: swift run assetmaker Assets; and the icons, with
-        // cairo: swift run assetmaker --icons Assets/icons
+        // Draws the icons, with cairo: swift run assetmaker --icons Assets/icons
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
@@ -72,7 +71,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "XvfbSupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "XvfbSupport", "CardArt"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

@@ -87,6 +87,7 @@ final class WindowApp {
         self.options = options
         let dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        for warning in dealer.missingGlyphWarnings(deckPath: options.deck) { log(warning) }
         // The first card is made here, before the window exists: bad input ends the
         // program with exit code 2 (1 when the installation's own card is damaged). The
         // next ones are made on the card maker's worker.

@@ -94,8 +94,9 @@ struct DeckLoadTests {
         // A path relative to the current folder, reached with "..", whatever that folder is.
         let relative = String(repeating: "../", count: cwd.split(separator: "/").count) + String(file.dropFirst())
         let deck = try Deck.load(path: relative)
-        #expect(deck.cards[0].prize.hasPrefix("/"))
-        #expect(FileManager.default.fileExists(atPath: deck.cards[0].prize))
+        let prize = try #require(deck.cards[0].prize)
+        #expect(prize.hasPrefix("/"))
+        #expect(FileManager.default.fileExists(atPath: prize))
     }
 
     /// Each broken deck and the message it must give (after "<path>: ").
