@@ -130,8 +130,18 @@ struct PrizeDrawing {
         cairo_fill(cr)
     }
 
-    /// Rays on a radial gradient, from a point a little above the middle.
-    private func drawSunburst(on s: Surface) {
+    /// Rays on a radial gradient, from a point a little above the middle. Smooth, so
+    /// drawn at up to about half a million pixels and stretched (with bilinear filtering)
+    /// over a bigger card: at 4K a sixteenth of the work, and the same picture.
+    private func drawSunburst(on target: Surface) {
+        let factor = Swift.max(1, (Double(size.pixelCount) / 500_000).squareRoot().rounded())
+        let small = PixelSize(width: Int((Double(size.width) / factor).rounded(.up)), height: Int((Double(size.height) / factor).rounded(.up)))
+        guard factor > 1, let s = Surface(size: small) else { return drawSunburst(on: target, at: size) }
+        PrizeDrawing(size: small, text: text, spaced: spaced).drawSunburst(on: s, at: small)
+        target.paintStretched(s)
+    }
+
+    private func drawSunburst(on s: Surface, at size: PixelSize) {
         let cr = s.cr, w = Double(size.width), h = Double(size.height)
         var inner = Colour(hex: 0xFFE27A), middle = Colour(hex: 0xFFA23A), outer = Colour(hex: 0xE8465B)
         if let background = text.background.map(Colour.init) {

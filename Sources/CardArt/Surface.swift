@@ -55,33 +55,50 @@ final class Surface {
     }
 
     /// The surface's pixels as straight-alpha RGBA (cairo keeps them premultiplied, one
-    /// native-endian 32-bit word per pixel).
+    /// native-endian 32-bit word per pixel). Opaque pixels, nearly all of a card, only
+    /// change the order of their bytes: a word at a time.
     func image() -> RGBAImage {
         cairo_surface_flush(surface)
         let stride = Int(cairo_image_surface_get_stride(surface))
         let w = size.width, h = size.height
-        var bytes = [UInt8](repeating: 0, count: w * h * 4)
-        if let data = cairo_image_surface_get_data(surface) {
-            bytes.withUnsafeMutableBufferPointer { dst in
-                for y in 0..<h {
-                    let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
-                    var i = y * w * 4
-                    for x in 0..<w {
-                        let p = row[x]
-                        let a = p >> 24
-                        var r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
-                        if a != 255 && a != 0 {
-                            r = Swift.min((r * 255 + a / 2) / a, 255)
-                            g = Swift.min((g * 255 + a / 2) / a, 255)
-                            b = Swift.min((b * 255 + a / 2) / a, 255)
-                        }
-                        dst[i] = UInt8(r); dst[i + 1] = UInt8(g); dst[i + 2] = UInt8(b); dst[i + 3] = UInt8(a)
-                        i += 4
+        guard let data = cairo_image_surface_get_data(surface) else { return RGBAImage(size: size, filledWith: .black) }
+        let bytes = [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, initialized in
+            let out = UnsafeMutableRawPointer(buffer.baseAddress!)
+            for y in 0..<h {
+                let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                let target = out + y * w * 4
+                for x in 0..<w {
+                    let p = row[x]
+                    let a = p >> 24
+                    var r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
+                    if a != 255 && a != 0 {
+                        r = Swift.min((r * 255 + a / 2) / a, 255)
+                        g = Swift.min((g * 255 + a / 2) / a, 255)
+                        b = Swift.min((b * 255 + a / 2) / a, 255)
                     }
+                    // R, G, B, A in memory, whatever the machine's byte order.
+                    (target + x * 4).storeBytes(of: (r | g << 8 | b << 16 | a << 24).littleEndian, as: UInt32.self)
                 }
             }
+            initialized = w * h * 4
         }
         return RGBAImage(size: size, bytes: bytes)!
+    }
+
+    /// Paints `other` (a smaller surface) stretched over the whole of this one, with
+    /// bilinear filtering: for smooth backgrounds, drawn at a lower resolution because
+    /// they have no detail to lose.
+    func paintStretched(_ other: Surface) {
+        cairo_save(cr)
+        cairo_scale(cr, Double(size.width) / Double(other.size.width), Double(size.height) / Double(other.size.height))
+        cairo_set_source_surface(cr, other.surface, 0, 0)
+        if let pattern = cairo_get_source(cr) {
+            cairo_pattern_set_filter(pattern, CAIRO_FILTER_BILINEAR)
+            cairo_pattern_set_extend(pattern, CAIRO_EXTEND_PAD)
+        }
+        cairo_set_operator(cr, CAIRO_OPERATOR_SOURCE)
+        cairo_paint(cr)
+        cairo_restore(cr)
     }
 
     /// Runs `body` over the surface's rows of premultiplied pixels, for effects cairo has

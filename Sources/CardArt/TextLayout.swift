@@ -28,6 +28,16 @@ final class TextLayout {
         guard let layout = pango_cairo_create_layout(surface.cr) else { return nil }
         self.layout = layout
         self.style = style
+        // Unhinted metrics: the layout's extents then scale in proportion to the size,
+        // which lets `FittedText.fit` search sizes at one size of font (a font at each
+        // size tried cost ~3 ms apiece to set up).
+        if let options = cairo_font_options_create() {
+            cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+            cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+            pango_cairo_context_set_font_options(pango_layout_get_context(layout), options)
+            cairo_font_options_destroy(options)
+            pango_layout_context_changed(layout)
+        }
         pango_layout_set_text(layout, text, -1)
         pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
@@ -102,26 +112,42 @@ struct FittedText {
     /// assumed from its neighbours.
     static func fit(_ text: String, style: TextStyle, into box: Box, on surface: Surface) -> FittedText? {
         guard box.width >= 1, box.height >= 1, let layout = TextLayout(text: text, style: style, on: surface) else { return nil }
+        // The search runs at one size of font: laid out at `reference` with lines wrapped
+        // at the box's width scaled by reference / size, the text is the same text at
+        // `size` scaled down (unhinted metrics scale in proportion).
+        let reference = 100.0
+        func fitsScaled(_ size: Double) -> Bool {
+            let k = reference / size
+            layout.set(pixelSize: reference, wrapWidth: (box.width - 2 * style.reach * size) * k)
+            let drawn = layout.drawnExtent
+            return drawn.width <= box.width * k && drawn.height <= box.height * k
+        }
         func fits(_ size: Double) -> Bool {
-            let reach = style.reach * size
-            layout.set(pixelSize: size, wrapWidth: box.width - 2 * reach)
+            layout.set(pixelSize: size, wrapWidth: box.width - 2 * style.reach * size)
             let drawn = layout.drawnExtent
             return drawn.width <= box.width && drawn.height <= box.height
         }
         var best: Double?
         var low = 0.5, high = style.largestPixelSize
-        if fits(high) {
+        if fitsScaled(high) {
             best = high
         } else {
-            for _ in 0..<14 {
+            for _ in 0..<16 {
                 let mid = (low + high) / 2
-                if fits(mid) { best = mid; low = mid } else { high = mid }
+                if fitsScaled(mid) { best = mid; low = mid } else { high = mid }
                 if high - low < 0.25 { break }
             }
-            if best == nil, fits(low) { best = low }
+            if best == nil, fitsScaled(low) { best = low }
         }
-        guard let size = best else { return nil }
-        _ = fits(size)
+        // Measured again at the size itself (rounding in the extents can differ by a
+        // pixel): a little smaller until it truly fits.
+        guard var size = best else { return nil }
+        var tries = 0
+        while !fits(size) {
+            tries += 1
+            guard tries < 40, size > 0.5 else { return nil }
+            size *= 0.97
+        }
         let drawn = layout.drawnExtent
         let origin = (x: box.midX - drawn.midX, y: box.midY - drawn.midY)
         return FittedText(layout: layout, origin: origin, box: box)
