@@ -113,14 +113,21 @@ struct Dealer: Sendable {
     /// come from: the deck's entries, `--cover-text`. A font missing is no reason to stop.
     func missingGlyphWarnings(deckPath: String?) -> [String] {
         var warnings: [String] = []
+        var checkedPrompts: Set<String> = []
         func check(_ count: Int, _ place: String) {
             if count > 0 { warnings.append("warning: \(place): \(count) character\(count == 1 ? "" : "s") with no glyph in any installed font (drawn as boxes)") }
         }
-        if let coverText { check(CardArt.unknownGlyphs(inPrompt: coverText), "--cover-text") }
+        if let coverText {
+            checkedPrompts.insert(coverText)
+            check(CardArt.unknownGlyphs(inPrompt: coverText), "--cover-text")
+        }
         for (index, card) in (deck?.cards ?? []).enumerated() {
             let place = "\(deckPath ?? "deck"): cards[\(index)] (\"\(card.id)\")"
             if let text = card.text { check(CardArt.unknownGlyphs(in: text), place + " text") }
-            if let prompt = card.coverText, prompt != coverText { check(CardArt.unknownGlyphs(inPrompt: prompt), place + " cover-text") }
+            // A deck's cover-text is on every card: said once, for the first.
+            if let prompt = card.coverText, checkedPrompts.insert(prompt).inserted {
+                check(CardArt.unknownGlyphs(inPrompt: prompt), place + " cover-text")
+            }
         }
         return warnings
     }
