@@ -186,31 +186,64 @@ import XvfbSupport
         #expect(app.standardError.contains("cards[0] (\"odd\")") && app.standardError.contains("no glyph"), "\(app.standardError)")
     }
 
+    /// What is wrong with the frame in `image`, if anything: its groove (the darkest line
+    /// near each edge, crossing the lines at a third and two thirds) must run at the
+    /// frame's inset for `size` on all four sides.
+    static func frameProblems(_ image: RGBAImage, size: PixelSize) -> [String] {
+        guard image.size == size else { return ["the window shows \(image.size), not \(size)"] }
+        let u = CardArt.unit(for: size), inset = 15.5 * u, band = Int(30 * u)
+        func luminance(_ p: RGBA) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double(p.g) + 0.0722 * Double(p.b) }
+        func darkest(_ values: [Double], _ range: Range<Int>) -> Int { range.min { values[$0] < values[$1] }! }
+        var problems: [String] = []
+        func check(_ found: Int, _ side: String) {
+            if abs(Double(found) + 0.5 - inset) > 2.5 * u { problems.append("\(side) of the frame \(found) px in, not \(inset)") }
+        }
+        for x in [size.width / 3, size.width * 2 / 3] {
+            let column = (0..<size.height).map { luminance(image[x, $0]) }
+            check(darkest(column, 0..<band), "top")
+            check(size.height - 1 - darkest(column, (size.height - band)..<size.height), "bottom")
+        }
+        for y in [size.height / 3, size.height * 2 / 3] {
+            let row = (0..<size.width).map { luminance(image[$0, y]) }
+            check(darkest(row, 0..<band), "left")
+            check(size.width - 1 - darkest(row, (size.width - band)..<size.width), "right")
+        }
+        return problems
+    }
+
+    /// What the window shows once its whole frame is there for `size` (or after `timeout`).
+    func waitForWholeFrame(_ server: Xvfb, _ window: UInt, size: PixelSize, timeout: Double = 8) throws -> [String] {
+        let image = try server.waitForPixels(window: window, timeout: timeout) { Self.frameProblems($0, size: size).isEmpty }
+        return Self.frameProblems(image, size: size)
+    }
+
     @Test("a 16:9 kiosk shows the built-in card's whole frame, drawn at the screen's size")
     func kioskWholeFrame() throws {
         let size = PixelSize(width: 1920, height: 1080)
         let server = try Xvfb(width: size.width, height: size.height); defer { server.stop() }
         let app = try RunningApp(["--kiosk", "--scale", "1"], environment: server.environment)
         let window = try server.scratchcardWindow()
-        let image = try server.waitForPixels(window: window, until: Self.isDrawn(size))
-        #expect(image.size == size)
-        let u = CardArt.unit(for: size), inset = 15.5 * u, band = Int(30 * u)
-        func luminance(_ p: RGBA) -> Double { 0.2126 * Double(p.r) + 0.7152 * Double(p.g) + 0.0722 * Double(p.b) }
-        func darkest(_ values: [Double], _ range: Range<Int>) -> Int { range.min { values[$0] < values[$1] }! }
-        // The groove, the darkest line near each edge, at the frame's inset on all four sides.
-        for x in [size.width / 3, size.width * 2 / 3] {
-            let column = (0..<size.height).map { luminance(image[x, $0]) }
-            let top = darkest(column, 0..<band), bottom = darkest(column, (size.height - band)..<size.height)
-            #expect(abs(Double(top) + 0.5 - inset) <= 2.5 * u, "top of the frame at row \(top), not \(inset)")
-            #expect(abs(Double(size.height - 1 - bottom) + 0.5 - inset) <= 2.5 * u, "bottom of the frame at row \(bottom)")
-        }
-        for y in [size.height / 3, size.height * 2 / 3] {
-            let row = (0..<size.width).map { luminance(image[$0, y]) }
-            let left = darkest(row, 0..<band), right = darkest(row, (size.width - band)..<size.width)
-            #expect(abs(Double(left) + 0.5 - inset) <= 2.5 * u, "left of the frame at column \(left)")
-            #expect(abs(Double(size.width - 1 - right) + 0.5 - inset) <= 2.5 * u, "right of the frame at column \(right)")
-        }
+        let problems = try waitForWholeFrame(server, window, size: size)
+        #expect(problems.isEmpty, "\(problems)")
         kill(app.pid, SIGTERM)
         #expect(app.wait() == 0)
+    }
+
+    @Test("a resize draws the built-in card again for the new size and aspect, whole frame and all")
+    func resizeRedraws() throws {
+        let server = try Xvfb(width: 1400, height: 900); defer { server.stop() }
+        let app = try RunningApp(["--scale", "1", "--stats"], environment: server.environment)
+        let window = try server.scratchcardWindow()
+        let first = PixelSize(width: 640, height: 400)
+        let before = try waitForWholeFrame(server, window, size: first)
+        #expect(before.isEmpty, "\(before)")
+        for size in [PixelSize(width: 1280, height: 720), PixelSize(width: 500, height: 700)] {
+            try server.xdotool("windowsize", "\(window)", "\(size.width)", "\(size.height)")
+            let problems = try waitForWholeFrame(server, window, size: size, timeout: 10)
+            #expect(problems.isEmpty, "at \(size): \(problems)")
+        }
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        #expect(app.stats["relayouts"].flatMap { Int($0) } ?? 0 >= 2, "\(app.stats)")
     }
 }
