@@ -55,7 +55,8 @@ struct CoverDrawing {
         cairo_set_operator(cr, CAIRO_OPERATOR_ADD)
         // Sparkle: sparse bright specks, the brightest with a faint cross.
         var noise = Noise(seed: 0xC0FF_EE02)
-        let specks = Int(420 * (w * h) / (640 * 400 * u * u))
+        // As many per card unit of area as the design has; bounded for extreme aspects.
+        let specks = Swift.min(Int(420 * (w * h) / (640 * 400 * u * u)), 6000)
         for _ in 0..<specks {
             let x = noise.between(0, w), y = noise.between(0, h), strength = noise.between(0.06, 0.22)
             cairo_set_source_rgba(cr, 1, 1, 1, strength)

@@ -172,7 +172,8 @@ struct PrizeDrawing {
         let cr = s.cr, u = unit, w = Double(size.width), h = Double(size.height)
         var noise = Noise(seed: 0x5EED_2025)
         let palette: [UInt32] = [0x2EC4B6, 0x3A86FF, 0xFF4F9A, 0x8338EC, 0x7BD648, 0xFFFFFF, 0xFFD23F]
-        let wanted = Int(110 * (w * h) / (640 * 400 * u * u))
+        // As many per card unit of area as the design has; bounded for extreme aspects.
+        let wanted = Swift.min(Int(110 * (w * h) / (640 * 400 * u * u)), 1500)
         var placed = 0, tries = 0
         while placed < wanted && tries < wanted * 20 {
             tries += 1

@@ -111,4 +111,16 @@ import ScratchImage
         #expect(card[5, 5] == blue && card[600, 380] == blue)
         #expect(card[320, 200] != blue, "the words are drawn over it")
     }
+
+    @Test("odd sizes draw without trouble: a pixel, a sliver, a tall strip; text that fits nowhere is left out")
+    func oddSizes() {
+        for size in [PixelSize(width: 1, height: 1), PixelSize(width: 3, height: 2), PixelSize(width: 4000, height: 2),
+                     PixelSize(width: 2, height: 3000), PixelSize(width: 100, height: 60)] {
+            #expect(CardArt.cover(size: size).size == size)
+            #expect(CardArt.prize(size: size, text: CardText(title: "Free coffee", subtitle: "Now")).size == size)
+            for placed in CardArt.prizeLayout(size: size, text: CardText(title: "Free coffee", subtitle: "Now")) + CardArt.coverLayout(size: size) {
+                #expect(placed.area.contains(placed.drawn), "\(size): \(placed.role) \(placed.drawn) in \(placed.area)")
+            }
+        }
+    }
 }
