@@ -65,10 +65,24 @@ final class Surface {
         let bytes = [UInt8](unsafeUninitializedCapacity: w * h * 4) { buffer, initialized in
             let out = UnsafeMutableRawPointer(buffer.baseAddress!)
             for y in 0..<h {
-                let row = UnsafeRawPointer(data + y * stride).assumingMemoryBound(to: UInt32.self)
+                let row = UnsafeRawPointer(data + y * stride)
                 let target = out + y * w * 4
-                for x in 0..<w {
-                    let p = row[x]
+                var x = 0
+                // Eight opaque pixels at a time: 0xAARRGGBB words to R, G, B, A bytes
+                // (little-endian words 0xAABBGGRR), red and blue swapped in SIMD lanes.
+                #if _endian(little)
+                let opaque = SIMD8<UInt32>(repeating: 0xFF00_0000)
+                while x + 8 <= w {
+                    let p = row.loadUnaligned(fromByteOffset: x * 4, as: SIMD8<UInt32>.self)
+                    guard (p & opaque) == opaque else { break }
+                    let swapped = (p & 0xFF00_FF00) | ((p &>> 16) & 0xFF) | ((p & 0xFF) &<< 16)
+                    (target + x * 4).storeBytes(of: swapped, as: SIMD8<UInt32>.self)
+                    x += 8
+                }
+                #endif
+                // The rest of the row one by one, unpremultiplied where not opaque.
+                while x < w {
+                    let p = row.load(fromByteOffset: x * 4, as: UInt32.self)
                     let a = p >> 24
                     var r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
                     if a != 255 && a != 0 {
@@ -76,8 +90,8 @@ final class Surface {
                         g = Swift.min((g * 255 + a / 2) / a, 255)
                         b = Swift.min((b * 255 + a / 2) / a, 255)
                     }
-                    // R, G, B, A in memory, whatever the machine's byte order.
                     (target + x * 4).storeBytes(of: (r | g << 8 | b << 16 | a << 24).littleEndian, as: UInt32.self)
+                    x += 1
                 }
             }
             initialized = w * h * 4

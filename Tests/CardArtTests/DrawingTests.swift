@@ -110,6 +110,11 @@ import ScratchImage
         let card = CardArt.prize(size: size, text: CardText(title: "Jackpot"), background: RGBAImage(size: size, filledWith: blue))
         #expect(card[5, 5] == blue && card[600, 380] == blue)
         #expect(card[320, 200] != blue, "the words are drawn over it")
+        // A translucent image keeps its alpha through cairo's premultiplied pixels.
+        let glass = RGBA(r: 200, g: 100, b: 50, a: 128)
+        let over = CardArt.prize(size: size, text: CardText(title: "Jackpot"), background: RGBAImage(size: size, filledWith: glass))
+        let corner = over[5, 5]
+        #expect(corner.a == 128 && abs(Int(corner.r) - 200) <= 1 && abs(Int(corner.g) - 100) <= 1 && abs(Int(corner.b) - 50) <= 1, "\(corner)")
     }
 
     @Test("odd sizes draw without trouble: a pixel, a sliver, a tall strip; text that fits nowhere is left out")
