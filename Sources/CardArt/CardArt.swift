@@ -54,18 +54,26 @@ public enum CardArt {
     /// How many characters of `text` (title and subtitle) no installed font can draw:
     /// Pango shows them as boxes. 0 means every character has a glyph.
     public static func unknownGlyphs(in text: CardText) -> Int {
-        guard let surface = Surface(size: PixelSize(width: 1, height: 1)) else { return 0 }
-        let style = TextStyle(largestPixelSize: 40)
-        return [text.title, text.subtitle].compactMap { $0 }.reduce(0) { sum, words in
-            guard let layout = TextLayout(text: words, style: style, on: surface) else { return sum }
-            layout.set(pixelSize: 40, wrapWidth: 1e6)
-            return sum + layout.unknownGlyphs
-        }
+        unknownGlyphs(inEach: [text.title, text.subtitle].compactMap { $0 }).reduce(0, +)
     }
 
     /// How many characters of a cover's prompt no installed font can draw.
     public static func unknownGlyphs(inPrompt prompt: String) -> Int {
-        unknownGlyphs(in: CardText(title: prompt))
+        unknownGlyphs(inEach: [prompt])[0]
+    }
+
+    /// For each of `texts`, how many of its characters no installed font can draw; one
+    /// layout for all of them (a deck may hold 10,000 cards).
+    public static func unknownGlyphs(inEach texts: [String]) -> [Int] {
+        guard let surface = Surface(size: PixelSize(width: 1, height: 1)),
+              let layout = TextLayout(text: "", style: TextStyle(largestPixelSize: 40), on: surface) else {
+            return texts.map { _ in 0 }
+        }
+        layout.set(pixelSize: 40, wrapWidth: 1e6)
+        return texts.map { words in
+            pango_layout_set_text(layout.layout, words, -1)
+            return layout.unknownGlyphs
+        }
     }
 
     /// Where a piece of text went on a drawn card, as Pango measured it.

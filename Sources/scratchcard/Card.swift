@@ -112,24 +112,26 @@ struct Dealer: Sendable {
     /// Warnings for words no installed font can draw (shown as boxes), naming where they
     /// come from: the deck's entries, `--cover-text`. A font missing is no reason to stop.
     func missingGlyphWarnings(deckPath: String?) -> [String] {
-        var warnings: [String] = []
-        var checkedPrompts: Set<String> = []
-        func check(_ count: Int, _ place: String) {
-            if count > 0 { warnings.append("warning: \(place): \(count) character\(count == 1 ? "" : "s") with no glyph in any installed font (drawn as boxes)") }
-        }
+        // Every text once, with where it is first found.
+        var places: [(text: String, place: String)] = []
+        var seenPrompts: Set<String> = []
         if let coverText {
-            checkedPrompts.insert(coverText)
-            check(CardArt.unknownGlyphs(inPrompt: coverText), "--cover-text")
+            seenPrompts.insert(coverText)
+            places.append((coverText, "--cover-text"))
         }
         for (index, card) in (deck?.cards ?? []).enumerated() {
             let place = "\(deckPath ?? "deck"): cards[\(index)] (\"\(card.id)\")"
-            if let text = card.text { check(CardArt.unknownGlyphs(in: text), place + " text") }
-            // A deck's cover-text is on every card: said once, for the first.
-            if let prompt = card.coverText, checkedPrompts.insert(prompt).inserted {
-                check(CardArt.unknownGlyphs(inPrompt: prompt), place + " cover-text")
+            if let text = card.text {
+                places.append((text.title, place + " text"))
+                if let subtitle = text.subtitle { places.append((subtitle, place + " subtitle")) }
             }
+            // A deck's cover-text is on every card: said once, for the first.
+            if let prompt = card.coverText, seenPrompts.insert(prompt).inserted { places.append((prompt, place + " cover-text")) }
         }
-        return warnings
+        let counts = CardArt.unknownGlyphs(inEach: places.map(\.text))
+        return zip(places, counts).compactMap { item, count in
+            count == 0 ? nil : "warning: \(item.place): \(count) character\(count == 1 ? "" : "s") with no glyph in any installed font (drawn as boxes)"
+        }
     }
 }
 
