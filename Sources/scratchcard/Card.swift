@@ -109,6 +109,9 @@ struct Dealer: Sendable {
         return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images)
     }
 
+    /// True when some card has words of its own (a text card, a cover-text) to check.
+    var hasText: Bool { coverText != nil || deck?.cards.contains { $0.text != nil || $0.coverText != nil } == true }
+
     /// Warnings for words no installed font can draw (shown as boxes), naming where they
     /// come from: the deck's entries, `--cover-text`. A font missing is no reason to stop.
     func missingGlyphWarnings(deckPath: String?) -> [String] {
