@@ -19,18 +19,16 @@ public enum CardArt {
 
     /// The built-in cover, with `prompt` in place of "SCRATCH HERE" when given.
     public static func cover(size: PixelSize, prompt: String? = nil) -> RGBAImage {
-        guard let surface = Surface(size: size) else { return RGBAImage(size: size, filledWith: RGBA(r: 190, g: 194, b: 200)) }
-        CoverDrawing(size: size, prompt: prompt).draw(on: surface)
-        return surface.image()
+        Surface.drawing(size: size) { CoverDrawing(size: size, prompt: prompt).draw(on: $0) }
+            ?? RGBAImage(size: size, filledWith: RGBA(r: 190, g: 194, b: 200))
     }
 
     /// The built-in prize (`text` nil) or a text card. `background`, an image already of
     /// `size`, replaces the sunburst under the words.
     public static func prize(size: PixelSize, text: CardText? = nil, background: RGBAImage? = nil) -> RGBAImage {
-        guard let surface = Surface(size: size) else { return RGBAImage(size: size, filledWith: RGBA(r: 255, g: 162, b: 58)) }
         let drawing = PrizeDrawing(size: size, text: text ?? .builtInPrize, spaced: text == nil)
-        drawing.draw(on: surface, background: background?.size == size ? background : nil)
-        return surface.image()
+        return Surface.drawing(size: size) { drawing.draw(on: $0, background: background?.size == size ? background : nil) }
+            ?? RGBAImage(size: size, filledWith: RGBA(r: 255, g: 162, b: 58))
     }
 
     /// Card units per device pixel at `size`: the largest scale at which the 640x400
