@@ -1,5 +1,5 @@
 import CPangoCairo
-import Foundation
+@preconcurrency import Glibc
 import ScratchCore
 
 /// The built-in cover: brushed silver foil with a sheen and sparkle, a rounded bevelled

@@ -1,5 +1,5 @@
 import CPangoCairo
-import Foundation
+@preconcurrency import Glibc
 import ScratchCore
 
 /// The built-in prize's style, for its own words ("YOU WIN!" on "FREE COFFEE") and for a

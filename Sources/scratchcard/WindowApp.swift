@@ -91,7 +91,7 @@ final class WindowApp {
         // texts (a 10,000-card deck) take 2 s, which the first card need not wait for.
         let deckPath = options.deck
         if dealer.hasText {
-            Thread.detachNewThread { for warning in dealer.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
+            detachThread { for warning in dealer.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
         }
         // The first card is made here, before the window exists: bad input ends the
         // program with exit code 2 (1 when the installation's own card is damaged). The
