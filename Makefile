@@ -62,8 +62,8 @@ soak-window: deps
 
 ## ---- Installing ------------------------------------------------------------------
 ## make install [PREFIX=/usr/local] [DESTDIR=]: the binary (Swift runtime linked in: no
-## toolchain needed on the target), its data, the menu entries, icons, man page and the
-## kiosk examples. make uninstall takes the same PREFIX and DESTDIR.
+## toolchain needed on the target; the built-in card is drawn, no data file), the menu
+## entries, icons, man page and the kiosk examples. make uninstall takes the same PREFIX and DESTDIR.
 PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION := $(shell sed -n 's/^let versionText = "scratchcard \(.*\)"/\1/p' Sources/scratchcard/Options.swift)
@@ -71,8 +71,6 @@ VERSION := $(shell sed -n 's/^let versionText = "scratchcard \(.*\)"/\1/p' Sourc
 # linked with full RELRO and immediate binding, as Debian's hardening asks.
 INSTALL_BUILD = .build/install
 INSTALL_BIN = $(INSTALL_BUILD)/release/scratchcard
-# The program's data folder, found by the binary as ../share/scratchcard (DataFolder).
-DATA_FILES = Assets/cover.png Assets/prize.png
 ICON_SIZES = 16 24 32 48 64 128 256
 bindir = $(PREFIX)/bin
 datadir = $(PREFIX)/share
@@ -88,12 +86,11 @@ install: install-build
 ## The install step without the build (the tests run it on what `make test` built).
 install-files:
 	@[ -x $(INSTALL_BIN) ] || { echo "make: build first: make install-build" >&2; exit 2; }
-	install -d "$(root)/bin" "$(root)/share/scratchcard" "$(root)/share/applications" \
+	install -d "$(root)/bin" "$(root)/share/applications" \
 	  "$(root)/share/man/man1" "$(root)/share/doc/scratchcard/examples" \
 	  "$(root)/share/icons/hicolor/scalable/apps"
 	install -m 755 $(INSTALL_BIN) "$(root)/bin/scratchcard"
 	strip --remove-section=.comment --remove-section=.note "$(root)/bin/scratchcard"
-	install -m 644 $(DATA_FILES) "$(root)/share/scratchcard/"
 	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop "$(root)/share/applications/"
 	for n in $(ICON_SIZES); do \
 	  install -D -m 644 Assets/icons/scratchcard-$$n.png "$(root)/share/icons/hicolor/$${n}x$$n/apps/scratchcard.png" || exit 1; \
@@ -113,9 +110,8 @@ uninstall:
 	  "$(root)/share/applications/scratchcard.desktop" "$(root)/share/applications/scratchcard-doodle.desktop" \
 	  "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg" \
 	  $(foreach n,$(ICON_SIZES),"$(root)/share/icons/hicolor/$(n)x$(n)/apps/scratchcard.png") \
-	  $(foreach f,$(notdir $(DATA_FILES)),"$(root)/share/scratchcard/$(f)") \
 	  "$(root)/share/doc/scratchcard/examples/xinitrc" "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service"
-	rmdir "$(root)/share/scratchcard" "$(root)/share/doc/scratchcard/examples" "$(root)/share/doc/scratchcard" 2>/dev/null || true
+	rmdir "$(root)/share/doc/scratchcard/examples" "$(root)/share/doc/scratchcard" 2>/dev/null || true
 	@$(MAKE) --no-print-directory refresh-caches
 
 # Into the real system only (empty DESTDIR), as Debian's triggers do: the icon cache

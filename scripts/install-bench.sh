@@ -32,8 +32,6 @@ swift build -c release --scratch-path .build/bench-shared --product scratchcard 
 
 stage() {   # prefix, binary
   install -D -m 755 -s "$2" "$1/bin/scratchcard"
-  install -D -m 644 Assets/cover.png "$1/share/scratchcard/cover.png"
-  install -D -m 644 Assets/prize.png "$1/share/scratchcard/prize.png"
 }
 stage "$work/static" .build/install/release/scratchcard
 ways="static shared"

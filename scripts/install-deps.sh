@@ -11,6 +11,9 @@ packages=(
   openbox   # tests only: a real EWMH window manager for the full-screen test
   libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine
   libxpresent-dev   # CXPresent: presentbench, Present against paced puts (libxfixes-dev above too)
+  libpango1.0-dev   # CPangoCairo: CardArt draws the built-in card and text cards (cairo, Pango, fontconfig, HarfBuzz)
+  fonts-noto-core fonts-noto-cjk   # the card's fonts: Noto Sans (Latin, Greek, Cyrillic, Arabic...) and Noto Sans CJK
+  tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim   # tests only: OCR reads the drawn cards back
   util-linux passwd   # tests: setpriv (a server as another user), useradd; unshare, nsenter (a mount namespace)
   binutils dpkg-dev lintian   # make install strips; make deb: dpkg-shlibdeps, dpkg-gencontrol, dpkg-deb, lintian
   desktop-file-utils gtk-update-icon-cache man-db   # desktop-file-validate, the caches make install refreshes; tests: man -l

@@ -13,6 +13,13 @@ public func fuzzDeck(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         precondition(!deck.cards.isEmpty && deck.cards.count <= Deck.maximumCards)
         precondition(deck.totalWeight > 0 && deck.totalWeight.isFinite)
         precondition(Set(deck.cards.map(\.id)).count == deck.cards.count, "duplicate ids")
+        for card in deck.cards {
+            precondition(card.prize != nil || card.text != nil, "a card with neither prize nor text")
+            for words in [card.text?.title, card.text?.subtitle, card.coverText].compactMap({ $0 }) {
+                precondition(CardText.problem(with: words) == nil, "text that fails its own check")
+            }
+            precondition(card.cover == nil || card.coverText == nil, "cover-text beside a cover image")
+        }
         var rng = SplitMix(state: UInt64(size))
         for _ in 0..<4 { precondition(deck.draw(using: &rng).weight > 0, "drew a card of weight 0") }
     } catch {

@@ -1,12 +1,12 @@
 import Foundation
 
-/// One card of a deck: the prize under the foil, an optional cover of its own, and how
-/// often it comes up relative to the others.
+/// One card of a deck: the prize under the foil (an image, words, or words over an
+/// image), an optional cover of its own, and how often it comes up relative to the others.
 public struct DeckCard: Equatable, Sendable {
     /// The name the `--events` stream reports the card by.
     public let id: String
-    /// The prize image, an absolute path.
-    public let prize: String
+    /// The prize image, an absolute path; nil for a text card on the built-in background.
+    public let prize: String?
     /// The cover image, an absolute path; nil means the default cover.
     public let cover: String?
     /// The relative chance of drawing this card: finite and >= 0; 0 never comes up.
@@ -15,15 +15,23 @@ public struct DeckCard: Equatable, Sendable {
     public let sound: DeckSound
     /// Whether its reveal bursts into sparks (a "sorry" card can be quiet and still).
     public let celebrate: Bool
+    /// Words drawn as the prize (over `prize`, when there is one as well).
+    public let text: CardText?
+    /// The prompt drawn on the built-in foil in place of "SCRATCH HERE" (the card's own,
+    /// else the deck's); nil for the default.
+    public let coverText: String?
 
-    public init(id: String, prize: String, cover: String? = nil, weight: Double = 1,
-                sound: DeckSound = .chime, celebrate: Bool = true) {
+    public init(id: String, prize: String?, cover: String? = nil, weight: Double = 1,
+                sound: DeckSound = .chime, celebrate: Bool = true, text: CardText? = nil,
+                coverText: String? = nil) {
         self.id = id
         self.prize = prize
         self.cover = cover
         self.weight = weight
         self.sound = sound
         self.celebrate = celebrate
+        self.text = text
+        self.coverText = coverText
     }
 }
 
@@ -40,15 +48,22 @@ public enum DeckSound: Equatable, Sendable {
 ///
 /// A deck is a folder of PNG, JPEG or WebP prizes (each equally likely), or a JSON file:
 ///
-///     {"cards": [
+///     {"cover-text": "Scratch me",
+///      "cards": [
 ///         {"id": "coffee", "prize": "coffee.png", "cover": "foil.png", "weight": 3},
+///         {"id": "tea", "text": "Free tea", "subtitle": "Show this at the counter",
+///          "color": "#FFFFFF", "background": "#2E7D32"},
 ///         {"prize": "sorry.png", "weight": 7, "sound": null, "celebrate": false}
 ///     ]}
 ///
 /// Image paths are relative to the deck file's folder; `id` defaults to the prize's
-/// file name without extension, `cover` to the default cover, `weight` to 1. `sound`
-/// names a WAV file played on the reveal instead of the chime (the same folder rule),
-/// `null` for none; `celebrate: false` leaves out the sparks.
+/// file name without extension (a text card without an image needs one), `cover` to the
+/// default cover, `weight` to 1. A text card's words (`text`, `subtitle`: at most
+/// `CardText.maximumCharacters` each) are drawn over `prize` if given, else over the
+/// built-in background or the `background` colour; `cover-text` (the deck's, or a card's
+/// own) is drawn on the built-in foil in place of "SCRATCH HERE". `sound` names a WAV
+/// file played on the reveal instead of the chime (the same folder rule), `null` for
+/// none; `celebrate: false` leaves out the sparks.
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
@@ -166,9 +181,10 @@ public struct Deck: Equatable, Sendable {
     static func deck(from document: JSONValue, path: String) throws(DeckError) -> Deck {
         func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
         guard case .object(let top) = document else { throw fail("a deck is a JSON object, not \(document.kindName)") }
-        if let unknown = top.keys.sorted().first(where: { $0 != "cards" }) {
-            throw fail("unknown key \(JSONText.quoted(unknown)) (a deck holds only \"cards\")")
+        if let unknown = top.keys.sorted().first(where: { $0 != "cards" && $0 != "cover-text" }) {
+            throw fail("unknown key \(JSONText.quoted(unknown)) (a deck holds \"cards\" and \"cover-text\")")
         }
+        let deckCoverText = try coverText(top["cover-text"], fail: fail)
         guard let cardsValue = top["cards"] else { throw fail("no \"cards\" array") }
         guard case .array(let entries) = cardsValue else { throw fail("\"cards\" must be an array, not \(cardsValue.kindName)") }
         guard entries.count <= maximumCards else {
@@ -176,7 +192,8 @@ public struct Deck: Equatable, Sendable {
         }
 
         let folder = PathText.folder(of: path)
-        let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate"]
+        let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate", "text", "subtitle", "color",
+                                      "background", "cover-text"]
         var cards: [DeckCard] = []
         cards.reserveCapacity(entries.count)
         var seen: [String: Int] = [:]
@@ -199,14 +216,19 @@ public struct Deck: Equatable, Sendable {
             if let id { label += " (\(JSONText.quoted(id)))" }
 
             if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate)")
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text)")
             }
-            guard let prizeValue = fields["prize"] else { throw entryFail("no prize image") }
-            guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
-            guard let id, !id.isEmpty else { throw entryFail("the prize's file name gives no id; add an \"id\"") }
-
-            let prize = PathText.resolve(prizeText, against: folder)
-            guard isRegularFile(prize) else { throw entryFail("prize image \(prize) \(problem(prize))") }
+            let text = try cardText(fields, fail: entryFail)
+            if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
+            var prize: String?
+            if let prizeValue = fields["prize"] {
+                guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
+                guard id?.isEmpty == false else { throw entryFail("the prize's file name gives no id; add an \"id\"") }
+                let file = PathText.resolve(prizeText, against: folder)
+                guard isRegularFile(file) else { throw entryFail("prize image \(file) \(problem(file))") }
+                prize = file
+            }
+            guard let id, !id.isEmpty else { throw entryFail("a text card needs an \"id\"") }
 
             var cover: String?
             switch fields["cover"] {
@@ -248,12 +270,51 @@ public struct Deck: Equatable, Sendable {
 
             if let first = seen[id] { throw entryFail("the id is already used by cards[\(first)]") }
             seen[id] = index
-            cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate))
+            let ownCoverText = try coverText(fields["cover-text"], fail: entryFail)
+            if ownCoverText != nil && cover != nil {
+                throw entryFail("cover-text is drawn on the built-in foil, and this card has a cover image of its own")
+            }
+            cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate, text: text,
+                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil))
         }
         guard let deck = Deck(cards: cards) else {
             throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")
         }
         return deck
+    }
+
+    /// A text card's words and colours, or nil when the entry has no "text".
+    static func cardText(_ fields: [String: JSONValue], fail: (String) -> DeckError) throws(DeckError) -> CardText? {
+        func words(_ key: String) throws(DeckError) -> String? {
+            guard let value = fields[key] else { return nil }
+            guard case .string(let text) = value else { throw fail("\(key) must be a string, not \(value.quoted)") }
+            if let problem = CardText.problem(with: text) { throw fail("\(key) \(problem)") }
+            return text
+        }
+        func colour(_ key: String) throws(DeckError) -> RGBA? {
+            guard let value = fields[key] else { return nil }
+            guard case .string(let text) = value, let colour = CardText.colour(parsing: text) else {
+                throw fail("\(key) must be a colour as #RRGGBB, not \(value.quoted)")
+            }
+            return colour
+        }
+        let title = try words("text"), subtitle = try words("subtitle")
+        let titleColour = try colour("color"), background = try colour("background")
+        guard let title else {
+            if let key = ["subtitle", "color", "background"].first(where: { fields[$0] != nil }) {
+                throw fail("\(key) belongs to a text card; add a \"text\"")
+            }
+            return nil
+        }
+        return CardText(title: title, subtitle: subtitle, colour: titleColour, background: background)
+    }
+
+    /// A "cover-text" value: nil when absent, else words for the built-in foil.
+    static func coverText(_ value: JSONValue?, fail: (String) -> DeckError) throws(DeckError) -> String? {
+        guard let value else { return nil }
+        guard case .string(let text) = value else { throw fail("cover-text must be a string, not \(value.quoted)") }
+        if let problem = CardText.problem(with: text) { throw fail("cover-text \(problem)") }
+        return text
     }
 
     /// True for a regular file, following symbolic links (`stat`).

@@ -1,5 +1,5 @@
-// A tiny deterministic painter for the built-in card: a premultiplied float canvas,
-// supersampled coverage masks for shapes and a stroke font, and a fixed-seed noise source.
+// A tiny deterministic painter for the icon: a premultiplied float canvas, supersampled
+// coverage masks for shapes and a stroke font, and a fixed-seed noise source.
 import Foundation
 import ScratchCore
 

@@ -1,6 +1,8 @@
 // A small stroke font: capital letters, digits and a few symbols drawn as polylines on
 // a grid 6 units tall (y down, 0 = cap line, 6 = baseline), most glyphs 4 units wide.
 // Strokes are rendered as capsules into a supersampled Coverage, so the edges are smooth.
+// Only the icon's "WIN" and coin star use it now: the card's words are set by Pango
+// (Sources/CardArt), in any script.
 import Foundation
 
 struct Glyph {

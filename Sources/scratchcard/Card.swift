@@ -1,43 +1,84 @@
 import Dispatch
 import Foundation
+import CardArt
 import ScratchCore
 import ScratchImage
 import ScratchSound
 
-/// The two images of a card, as loaded: the built-in ones unless files are given.
-struct CardImages: Sendable {
-    var cover: RGBAImage
-    var prize: RGBAImage
+/// One side of a card as dealt: the pixels of an image file, or a drawing the program
+/// makes at whatever size the card is shown at (the built-in foil and prize, text cards).
+enum CardLayer: Sendable {
+    case image(RGBAImage)
+    /// The built-in silver foil, with the operator's prompt in place of "SCRATCH HERE".
+    case builtInCover(prompt: String?)
+    /// The built-in prize ("YOU WIN!" on "FREE COFFEE").
+    case builtInPrize
+    /// A deck's words, over an image (scaled to fill first) or the built-in background.
+    case text(CardText, background: RGBAImage?)
 
-    static func load(cover: String?, prize: String?) throws(ImageError) -> CardImages {
-        // Both decodes at once, the prize's on another thread: at 4K each is mostly
-        // zlib's inflate (or libjpeg's IDCT), and the machine has more than one core. Called
-        // at start-up, before the loop runs, and on the card maker's worker, never by the loop.
-        let prizeJob = Job { () throws(ImageError) in try loadImage(prize, builtIn: "prize.png") }
-        let coverImage = Result { () throws(ImageError) in try loadImage(cover, builtIn: "cover.png") }
-        let prizeImage = prizeJob.result()
-        return CardImages(cover: try coverImage.get(), prize: try prizeImage.get())
-    }
-
-    /// The file at `path`, else the built-in image of that name from the data folder.
-    private static func loadImage(_ path: String?, builtIn: String) throws(ImageError) -> RGBAImage {
-        if let path { return try ImageFile.read(path: path) }
-        let file: String
-        do { file = try DataFolder.current.get().file(builtIn) } catch { throw error.imageError }
-        do { return try ImageFile.read(path: file) } catch {
-            throw ImageError(path: error.path, problem: error.problem + " (the program's data is damaged: reinstall scratchcard)")
+    /// The size the layer is meant for, in points: an image file's own (a 96-dpi
+    /// picture), else the built-in card's 640x400.
+    var size: PixelSize {
+        switch self {
+        case .image(let image), .text(_, background: let image?): image.size
+        case .builtInCover, .builtInPrize, .text: CardArt.designSize
         }
     }
 
-    /// Both images scaled to fill `size`, centred (a no-op at the same size). One after
-    /// the other, on the caller's thread: the window's loop calls this on a resize, and a
-    /// loop waiting on the shared thread pool could wait behind the card maker's work
-    /// (with the prize scaled on the pool, a resize during a deal took 6x as long under
-    /// ThreadSanitizer).
-    func filling(_ size: PixelSize) -> CardImages {
-        CardImages(cover: cover.size == size ? cover : cover.scaledToFill(size),
-                   prize: prize.size == size ? prize : prize.scaledToFill(size))
+    /// The layer at `size` device pixels: an image scaled to fill it, centred; a drawing
+    /// drawn for it, at its own aspect.
+    func rendered(at size: PixelSize) -> RGBAImage {
+        switch self {
+        case .image(let image): image.size == size ? image : image.scaledToFill(size)
+        case .builtInCover(let prompt): CardArt.cover(size: size, prompt: prompt)
+        case .builtInPrize: CardArt.prize(size: size)
+        case .text(let text, let background):
+            CardArt.prize(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
+        }
     }
+}
+
+/// The two sides of a card, as dealt: image files decoded, drawings still to be drawn.
+struct CardImages: Sendable {
+    var cover: CardLayer
+    var prize: CardLayer
+
+    /// Reads the image files; `prompt` goes on the built-in foil (no `cover`), `text` is
+    /// drawn as the prize (over `prize`, if given).
+    static func load(cover: String?, prize: String?, prompt: String? = nil, text: CardText? = nil) throws(ImageError) -> CardImages {
+        // Both decodes at once, the prize's on another thread: at 4K each is mostly
+        // zlib's inflate (or libjpeg's IDCT), and the machine has more than one core. Called at start-up,
+        // before the loop runs, and on the card maker's worker, never by the loop.
+        let prizeJob = Job { () throws(ImageError) -> CardLayer in
+            let image = try prize.map { path throws(ImageError) in try ImageFile.read(path: path) }
+            if let text { return .text(text, background: image) }
+            return image.map(CardLayer.image) ?? .builtInPrize
+        }
+        let coverLayer = Result { () throws(ImageError) -> CardLayer in
+            guard let cover else { return .builtInCover(prompt: prompt) }
+            return .image(try ImageFile.read(path: cover))
+        }
+        let prizeLayer = prizeJob.result()
+        return CardImages(cover: try coverLayer.get(), prize: try prizeLayer.get())
+    }
+
+    /// Both sides at `size`: images scaled to fill it, drawings drawn for it. The prize
+    /// on a thread of its own meanwhile (a 4K drawing takes tens of milliseconds), never
+    /// on the shared pool: the window's loop calls this on a resize, and a loop waiting
+    /// on the pool could wait behind the card maker's work (with the prize scaled on the
+    /// pool, a resize during a deal took 6x as long under ThreadSanitizer).
+    func filling(_ size: PixelSize) -> FilledImages {
+        let prize = self.prize
+        let prizeJob = Job { () -> RGBAImage in prize.rendered(at: size) }
+        let coverImage = cover.rendered(at: size)
+        return FilledImages(cover: coverImage, prize: prizeJob.result().get())
+    }
+}
+
+/// A card's two images at the window's size, ready for a canvas.
+struct FilledImages {
+    let cover: RGBAImage
+    let prize: RGBAImage
 }
 
 /// Deals cards: at random by weight from a deck, or always the one card of the options.
@@ -46,11 +87,13 @@ struct Dealer: Sendable {
     let deck: Deck?
     let cover: String?
     let prize: String?
+    let coverText: String?
 
     init(options: WindowOptions) throws(DeckError) {
         deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
         cover = options.cover
         prize = options.prize
+        coverText = options.coverText
         if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path) }
     }
 
@@ -74,15 +117,46 @@ struct Dealer: Sendable {
     }
 
     /// The next card's id and images. A deck card without a cover of its own gets the
-    /// `--cover` one (or the built-in foil).
+    /// `--cover` one (or the built-in foil, with the card's, the deck's or `--cover-text`).
     func deal() throws(ImageError) -> DealtCard {
         guard let deck else {
             let id = prize.map { fileStem($0) } ?? "built-in"
-            return DealtCard(id: id, prize: prize ?? "built-in", images: try CardImages.load(cover: cover, prize: prize))
+            return DealtCard(id: id, prize: prize ?? "built-in",
+                             images: try CardImages.load(cover: cover, prize: prize, prompt: coverText))
         }
         let card = deck.draw()
-        return DealtCard(id: card.id, prize: card.prize, images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize),
+        let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
+                                         prompt: card.coverText ?? coverText, text: card.text)
+        return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
                          revealSound: Self.revealSound(card.sound), celebrate: card.celebrate)
+    }
+
+    /// True when some card has words of its own (a text card, a cover-text) to check.
+    var hasText: Bool { coverText != nil || deck?.cards.contains { $0.text != nil || $0.coverText != nil } == true }
+
+    /// Warnings for words no installed font can draw (shown as boxes), naming where they
+    /// come from: the deck's entries, `--cover-text`. A font missing is no reason to stop.
+    func missingGlyphWarnings(deckPath: String?) -> [String] {
+        // Every text once, with where it is first found.
+        var places: [(text: String, place: String)] = []
+        var seenPrompts: Set<String> = []
+        if let coverText {
+            seenPrompts.insert(coverText)
+            places.append((coverText, "--cover-text"))
+        }
+        for (index, card) in (deck?.cards ?? []).enumerated() {
+            let place = "\(deckPath ?? "deck"): cards[\(index)] (\"\(card.id)\")"
+            if let text = card.text {
+                places.append((text.title, place + " text"))
+                if let subtitle = text.subtitle { places.append((subtitle, place + " subtitle")) }
+            }
+            // A deck's cover-text is on every card: said once, for the first.
+            if let prompt = card.coverText, seenPrompts.insert(prompt).inserted { places.append((prompt, place + " cover-text")) }
+        }
+        let counts = CardArt.unknownGlyphs(inEach: places.map(\.text))
+        return zip(places, counts).compactMap { item, count in
+            count == 0 ? nil : "warning: \(item.place): \(count) character\(count == 1 ? "" : "s") with no glyph in any installed font (drawn as boxes)"
+        }
     }
 
     /// The clip a card's reveal plays: the chime, none, or its WAV file (checked at load;

@@ -16,6 +16,8 @@ enum Command: Equatable {
 struct WindowOptions: Equatable {
     var cover: String?
     var prize: String?
+    /// Words on the built-in foil in place of "SCRATCH HERE".
+    var coverText: String?
     /// The brush radius in points; device pixels = points x scale.
     var brushPoints = 20.0
     var scale: Double?
@@ -89,6 +91,8 @@ let windowUsage = """
     options:
       --cover FILE     the cover image; default: the built-in silver foil
       --prize FILE     the prize image; default: the built-in prize
+      --cover-text TEXT  words on the built-in foil in place of SCRATCH HERE, in any
+                       script (at most 200 characters); a deck's cover-text wins
       --brush PT       brush radius in points (default 20); pixels = points x scale
       --scale F        display scale factor, device pixels per point (default:
                        Xft.dpi / 96, else the screen's dpi / 96 when plausible,
@@ -181,7 +185,7 @@ func tokenize(_ arguments: [String]) -> [String] {
 
 /// The options a configuration file may hold: each window option's long name and kind.
 let configSchema: [String: ConfigValueKind] = [
-    "cover": .path, "prize": .path, "brush": .number, "scale": .number, "size": .string,
+    "cover": .path, "prize": .path, "cover-text": .string, "brush": .number, "scale": .number, "size": .string,
     "no-shm": .flag, "title": .string, "display": .string, "record": .path, "stats": .flag,
     "verbose": .flag, "reveal-at": .number, "deck": .path, "snapshot-dir": .path, "events": .flag, "log": .path,
     "kiosk": .flag, "idle-reset": .number, "abandon-reset": .number, "exit-chord": .string, "max-fingers": .number,
@@ -237,6 +241,10 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--version": return .version
         case "--cover": options.cover = try nonEmpty(value(), token)
         case "--prize": options.prize = try nonEmpty(value(), token)
+        case "--cover-text":
+            let text = try value()
+            if let problem = CardText.problem(with: text) { throw UsageError(message: "--cover-text \(problem)") }
+            options.coverText = text
         case "--brush": options.brushPoints = try positiveNumber(value(), token, upTo: 10_000)
         case "--scale": options.scale = try positiveNumber(value(), token, upTo: 64)
         case "--size": options.size = try parseSize(value(), token)

@@ -5,7 +5,7 @@ import ScratchImage
 func render(_ options: RenderOptions) throws(ExitError) {
     let trace: Trace
     do { trace = try Trace.load(path: options.trace) } catch { throw ExitError(code: 2, message: "\(error)") }
-    let images: CardImages
+    let images: FilledImages
     do { images = try CardImages.load(cover: options.cover, prize: options.prize).filling(trace.canvas) } catch {
         throw ExitError(code: error.exitCode, message: "\(error)")
     }

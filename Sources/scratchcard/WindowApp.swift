@@ -89,6 +89,12 @@ final class WindowApp {
         self.options = options
         let dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        // Fonts for every text of the deck are looked up on a thread of its own: 20,000
+        // texts (a 10,000-card deck) take 2 s, which the first card need not wait for.
+        let deckPath = options.deck
+        if dealer.hasText {
+            detachThread { for warning in dealer.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
+        }
         // The first card is made here, before the window exists: bad input ends the
         // program with exit code 2 (1 when the installation's own card is damaged). The
         // next ones are made on the card maker's worker.

@@ -2,8 +2,11 @@
 //
 // How it works, in the order to read it:
 //   Options.swift          the command line (and config file), read into one immutable value
-//   Card.swift             the cards: images (built-in, or PNG, JPEG or WebP files), dealt from a deck
-//   DataFolder.swift       where the built-in card's files are: ../share/scratchcard from the binary
+//   Card.swift             the cards: PNG, JPEG or WebP files, or drawings at the window's size
+//                          (the built-in card, text cards: Sources/CardArt), dealt from a deck
+//   DataFolder.swift       the program's data folder, ../share/scratchcard from the binary (the
+//                          built-in card needs none now: CardArt draws it; the folder decides
+//                          whether a bad image is the installation's fault, exit 1, or input's)
 //   Threads.swift          a detached pthread and a condition (not Foundation's: binary size)
 //   WindowApp.swift        the window and its loop: X events -> strokes -> composite -> put
 //   WindowApp+Kiosk.swift  kiosk mode: the exit chord, idle and abandon resets, the attract band

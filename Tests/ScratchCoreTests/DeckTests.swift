@@ -94,14 +94,15 @@ struct DeckLoadTests {
         // A path relative to the current folder, reached with "..", whatever that folder is.
         let relative = String(repeating: "../", count: cwd.split(separator: "/").count) + String(file.dropFirst())
         let deck = try Deck.load(path: relative)
-        #expect(deck.cards[0].prize.hasPrefix("/"))
-        #expect(FileManager.default.fileExists(atPath: deck.cards[0].prize))
+        let prize = try #require(deck.cards[0].prize)
+        #expect(prize.hasPrefix("/"))
+        #expect(FileManager.default.fileExists(atPath: prize))
     }
 
     /// Each broken deck and the message it must give (after "<path>: ").
     static let brokenDecks: [(json: String, message: String)] = [
         (#"{"cards": [{"id": "a", "prize": "a.png"}, {"id": "b"}]}"#,
-         #"cards[1] ("b"): no prize image"#),
+         #"cards[1] ("b"): no prize image and no text"#),
         (#"{"cards": [{"id": "a", "prize": 7}]}"#,
          #"cards[0] ("a"): prize must be a non-empty string (a file name), not 7"#),
         (#"{"cards": [{"prize": ""}]}"#,
@@ -117,9 +118,9 @@ struct DeckLoadTests {
         (#"{"cards": [{"prize": "a.png", "weight": 1e308}, {"id": "b", "prize": "a.png", "weight": 1e308}]}"#,
          #"cards[1] ("b"): the weights add up to more than a number can hold"#),
         (#"{"cards": [{"prize": "a.png", "colour": "red"}]}"#,
-         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate)"#),
+         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text)"#),
         (#"{"cards": [], "title": "x"}"#,
-         #"unknown key "title" (a deck holds only "cards")"#),
+         #"unknown key "title" (a deck holds "cards" and "cover-text")"#),
         (#"{"cards": [{"prize": "a.png"}, {"prize": "b.png", "id": "a"}]}"#,
          #"cards[1] ("a"): the id is already used by cards[0]"#),
         (#"{"cards": [{"prize": "a.png", "id": 5}]}"#,
