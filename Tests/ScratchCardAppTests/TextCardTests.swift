@@ -92,10 +92,13 @@ import XvfbSupport
         let cover = try server.waitForPixels(window: window, until: Self.isDrawn(Self.size))
         try server.press("space", in: window)
         #expect(waitUntil { app.eventNames.contains("revealed") }, "Space reveals: \(app.eventNames)")
-        // The fade is over when two looks a moment apart agree and differ from the cover.
-        var last = cover
-        let shown = try server.waitForPixels(window: window, timeout: 8) { image in
-            defer { last = image }
+        // The fade (and the reveal's burst of sparks) is over when two looks 1.2 s apart
+        // agree and differ from the cover: in a debug build one full-card fade frame at
+        // 1280x800 takes about 0.75 s, so looks closer together can both fall inside it.
+        var last = cover, lastAt = Date.distantPast
+        let shown = try server.waitForPixels(window: window, timeout: 15) { image in
+            guard Date().timeIntervalSince(lastAt) >= 1.2 else { return false }
+            defer { last = image; lastAt = Date() }
             return image != cover && image == last
         }
         try server.press("q", in: window)
