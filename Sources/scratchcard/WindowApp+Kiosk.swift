@@ -74,7 +74,8 @@ extension WindowApp {
         case .scratching where !canvas.isPenDown && now >= Swift.max(lastTouch + options.abandonReset, retryDealAt):
             dealNewCard()
         case .done where showsSoldOut:
-            break       // until SIGHUP brings stock (WindowApp+Store.swift)
+            // No resets: a deal only once SIGHUP brought stock (WindowApp+Store.swift).
+            if storeKeeper?.restocked == true { dealNewCard() }
         case .done where now >= Swift.max(revealedAt + options.idleReset, retryDealAt):
             dealNewCard()
         case .done:

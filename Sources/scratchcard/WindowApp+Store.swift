@@ -79,6 +79,8 @@ final class StoreKeeper {
     private(set) var resumed: PendingDeal?
     /// True while the sold-out card is on show.
     var showsSoldOut = false
+    /// SIGHUP brought stock while the sold-out card is on show: deal as soon as a card is made.
+    var restocked = false
 
     private var batch = ""
     private var batchStarted: Double?
@@ -340,6 +342,7 @@ extension WindowApp {
             }
             keeper.deal = deal
             keeper.showsSoldOut = false
+            keeper.restocked = false
             keeper.book?.counted(made.card.id)
             if ending != nil { appendToLog(record) }
             return true
@@ -392,7 +395,8 @@ extension WindowApp {
             return
         }
         if keeper.showsSoldOut, book.canDeal {
-            _ = cardMaker.takeSpare()
+            keeper.restocked = true
+            _ = cardMaker.takeSpare()       // a sold-out card made before the reload
             dealNewCard()
         }
     }
