@@ -110,7 +110,8 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         guard fd >= 0 else {
             let code = errno
             throw StoreError(path: path, kind: code == ENOSPC ? .full : .cannotWrite,
-                             message: "cannot create the lock file \(lockPath): \(String(cString: strerror(code)))")
+                             message: code == ENOSPC ? "the disk is full (cannot create the lock file \(lockPath))"
+                                 : "cannot write in the store's folder (the lock file \(lockPath): \(String(cString: strerror(code))))")
         }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             var bytes = [UInt8](repeating: 0, count: 32)
