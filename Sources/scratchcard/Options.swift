@@ -164,7 +164,8 @@ let windowUsage = """
           q or Escape quit; the window's close button quits too.
     screens: a depth-16 or depth-30 screen is drawn through a 24/32-bit TrueColor
              visual it offers; one with none (depth 8) is display trouble.
-    exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input.
+    exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input
+                 (or a store that cannot be used).
     """
 
 let logSummaryUsage = """

@@ -250,7 +250,8 @@ final class StoreKeeper {
         batch += StrokeLog.line(record) + "\n"
         if batchStarted == nil { batchStarted = now }
         lastTouchWallClock = Date().timeIntervalSince1970
-        if case .up = record { flush() }
+        // A pen-up is saved at this wake, after its repaint.
+        if case .up = record { batchStarted = now - Self.flushInterval }
     }
 
     /// When the strokes waiting must be saved, if any wait.

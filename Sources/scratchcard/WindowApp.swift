@@ -194,7 +194,6 @@ final class WindowApp {
             for event in events { try handle(event) }
             collectMadeCard()
             runTimers(now: monotonicSeconds())
-            storeKeeper?.flushIfDue(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
                 if signal == SIGHUP, storeKeeper != nil {
                     reloadDeck()
@@ -204,6 +203,8 @@ final class WindowApp {
                 }
             }
             if running, surface.canDraw { repaint() }
+            // Strokes due to be saved: after the repaint, so a commit never holds back pixels.
+            storeKeeper?.flushIfDue(now: monotonicSeconds())
             stats.longestWakeMicroseconds = Swift.max(stats.longestWakeMicroseconds, monotonicMicroseconds() - woke)
         }
         finishNewCard()
