@@ -61,7 +61,7 @@ let package = Package(
 
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt"]),
-        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
+        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
         // Present against paced puts, latency and vblank alignment (scripts/present-bench.sh).

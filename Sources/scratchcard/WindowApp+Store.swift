@@ -67,10 +67,11 @@ extension Dealer {
 ///   window maps, later in `show` before the new canvas replaces the old one.
 /// - Strokes are saved in batches: at each pen-up, and `flushInterval` after the first
 ///   unsaved record while a pen moves (the loop wakes for it). One commit (one fsync of
-///   the WAL) per batch, never one per event.
+///   the WAL) per batch, never one per event, made on the store's own queue
+///   (`StoreWriter`) so that the loop never waits for the disk while a pen moves.
 /// - The reveal is saved at once, with the strokes before it.
 final class StoreKeeper {
-    let store: KioskStore
+    let store: StoreWriter
     /// Nil without a deck: the options' one card, unlimited.
     let book: StockBook?
     /// The card on show's deal; nil while the sold-out card is on show.
@@ -96,7 +97,7 @@ final class StoreKeeper {
     let defaultCover: String?
 
     private init(store: KioskStore, book: StockBook?, defaultCover: String?) {
-        self.store = store
+        self.store = StoreWriter(store)
         self.book = book
         self.defaultCover = defaultCover
     }
@@ -264,12 +265,7 @@ final class StoreKeeper {
     /// Saves the strokes waiting, in one transaction.
     func flush() {
         guard !batch.isEmpty, let deal else { return }
-        do {
-            try store.saveStrokes(deal, lines: batch, lastTouch: lastTouchWallClock)
-            reportedFailure = false
-        } catch {
-            report(error, doing: "save the strokes")
-        }
+        store.saveStrokesLater(deal, lines: batch, lastTouch: lastTouchWallClock)
         batch = ""
         batchStarted = nil
         batchCanvas = nil
@@ -280,9 +276,7 @@ final class StoreKeeper {
         guard let deal else { return }
         for case let .revealed(_, how, fraction, milliseconds) in events {
             flush()
-            do { try store.saveReveal(deal, how: how, afterMilliseconds: milliseconds, fraction: fraction) } catch {
-                report(error, doing: "save the reveal")
-            }
+            store.saveRevealLater(deal, how: how, afterMilliseconds: milliseconds, fraction: fraction)
         }
     }
 

@@ -180,6 +180,7 @@ final class WindowApp {
         exposed = PixelRect(size: canvas.size)
         emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor,
                      deal: storeKeeper?.deal, resumed: storeKeeper?.resumed != nil)])
+        if showsSoldOut { emit([.soldOut]) }
         // A resumed card may have crossed its threshold in strokes saved just before the end.
         if storeKeeper?.resumed != nil { emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds())) }
         let signals = TerminationSignals.install()

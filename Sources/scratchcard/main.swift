@@ -13,6 +13,7 @@
 //   WindowApp+Dealing.swift  a new card (`r`, a reset) asked for, taken when made, shown
 //   CardMaker.swift        makes the next card (deal, decode, scale, convert) on a worker thread
 //   WindowApp+Store.swift  the store: deals committed before shown, strokes saved, a restart resumed
+//   StoreWriter.swift      the store behind a queue of its own: commits never hold up the loop
 //   StoreCommands.swift    `stock`, `simulate`, `log-summary` of a store
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Render.swift           `scratchcard render`: a trace replayed with no display
