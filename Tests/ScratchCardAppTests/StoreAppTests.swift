@@ -50,6 +50,34 @@ import XvfbSupport
         #expect(image[150, 100] == deck.colour(of: shown.card) && image[5, 115] == StockedDeck.cover)
     }
 
+    @Test("restarted on a larger screen: the same card, its scratches carried over scaled (as a resize does), equal to the store's replay")
+    func resumesOnAnotherScreenSize() throws {
+        let deck = try Self.deck([nil]); defer { deck.remove() }
+        do {
+            let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+            let first = try RunningApp(deck.kioskArguments(), environment: server.environment)
+            let window = try server.scratchcardWindow()
+            #expect(waitUntil { first.cardShown?.deal != nil })
+            try server.drag(window: window, from: (10, 20), through: [(80, 60), (150, 30)])
+            usleep(400_000)
+            kill(first.pid, SIGKILL)
+            first.wait()
+        }
+        let large = PixelSize(width: 320, height: 240)
+        let server = try Xvfb(width: large.width, height: large.height); defer { server.stop() }
+        let second = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        defer { kill(second.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { second.cardShown?.resumed == true }, "\(second.standardOutput) \(second.standardError)")
+        let store = try KioskStore(path: deck.store, access: .read)
+        let expected = try #require(try deck.expectedImage(store: store, brush: 16, screen: large))
+        #expect(expected.deal.strokes.hasPrefix("c 160 120 16\n"))
+        let image = try server.waitForPixels(window: window) { differingPixels($0, expected.image) == 0 }
+        #expect(differingPixels(image, expected.image) == 0)
+        // The stroke from (10, 20) to (80, 60) on the small screen is at twice that here.
+        #expect(image[90, 80] == Self.red && image[300, 220] == StockedDeck.cover)
+    }
+
     @Test("a revealed card stays revealed after kill -9 until its idle reset; then a new deal, the old one revealed once")
     func revealedStaysRevealed() throws {
         let deck = try Self.deck([nil]); defer { deck.remove() }

@@ -55,8 +55,9 @@ struct StockedDeck {
     /// What the screen must show for the store's card on show: its saved strokes
     /// replayed through the engine over this deck's images, or the whole prize once
     /// revealed. Nil when the store holds no card on show.
-    func expectedImage(store: KioskStore, brush: Double) throws -> (deal: PendingDeal, image: RGBAImage)? {
+    func expectedImage(store: KioskStore, brush: Double, screen: PixelSize? = nil) throws -> (deal: PendingDeal, image: RGBAImage)? {
         guard let held = try store.pendingDeal(), let prize = colour(of: held.cardID) else { return nil }
+        let size = screen ?? self.size
         let coverImage = RGBAImage(size: size, filledWith: Self.cover)
         let prizeImage = RGBAImage(size: size, filledWith: prize)
         let strokes = try StrokeLog(parsing: held.strokes, name: "test")
