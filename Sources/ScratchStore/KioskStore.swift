@@ -43,7 +43,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// `~/.local/state/scratchcard/kiosk.db`.
     public static func defaultPath(environment: [String: String]) -> String {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/scratchcard/kiosk.db" }
-        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
         return home + "/.local/state/scratchcard/kiosk.db"
     }
 
@@ -61,8 +61,12 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             throw StoreError(path: path, kind: .other, message: "no store there")
         }
         let held = lockDescriptor
+        let isNew = access == .kiosk && !FileManager.default.fileExists(atPath: path)
         do {
             connection = try SQLiteConnection(path: path, readOnly: access == .read)
+            // The deals are the operator's business: the file (and the WAL and shared-memory
+            // files SQLite makes beside it, with the same mode) private to the user.
+            if isNew { _ = chmod(path, 0o600) }
         } catch {
             if held >= 0 { close(held) }
             throw error

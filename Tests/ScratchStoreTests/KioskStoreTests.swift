@@ -45,6 +45,11 @@ func storeError(_ body: () throws(StoreError) -> Void) -> StoreError? {
         let own = try SQLiteConnection(path: folder.store)
         try own.execute("PRAGMA synchronous = FULL")
         #expect(try own.integer("PRAGMA synchronous") == 2)
+        // Private to the user, like the outcome log; the WAL beside it too.
+        for file in [folder.store, folder.store + "-wal", folder.store + ".lock"] {
+            let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
+            #expect(mode?.intValue == 0o600, "\(file)")
+        }
     }
 
     @Test("a deal takes one of the stock in its transaction; none left: refused, nothing written; dealt + left == stock")
