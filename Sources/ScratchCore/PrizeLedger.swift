@@ -1,7 +1,10 @@
 /// The record of what was dealt: stock, deals and their outcomes. The kiosk's SQLite
 /// store (ScratchStore's `KioskStore`) keeps one per machine; a shared pool for many
 /// kiosks (a database server) would implement the same protocol, the card on show and
-/// its strokes staying in the local store (`CardOnShowStore`).
+/// its strokes staying in the local store (`CardOnShowStore`). The window talks to
+/// `any PrizeLedger & CardOnShowStore` (scratchcard's `StoreWriter`): a pool plugs in as
+/// one object that takes stock and writes outcomes remotely and keeps the card on show
+/// (and outcomes still to send) in a local `KioskStore`.
 ///
 /// The rules every implementation keeps:
 /// - `deal` takes one of the card's stock and records the deal in one transaction (or
@@ -35,8 +38,13 @@ public protocol PrizeLedger: AnyObject {
 /// The card on show, kept so that a restart takes it up again: which deal, its state,
 /// and its strokes. Local to each kiosk.
 public protocol CardOnShowStore: AnyObject {
+    /// Where it is kept, for messages (a file's path).
+    var path: String { get }
     /// The deal without an outcome, if any: the card that was on show.
     func pendingDeal() throws(StoreError) -> PendingDeal?
+    /// Every deal without an outcome, oldest first: at most one, unless something went
+    /// wrong (the kiosk ends all but the last).
+    func pendingDeals() throws(StoreError) -> [DealID]
     /// Appends a batch of strokes (`StrokeLog` lines) to the deal's, and the time of the
     /// last touch, in one transaction.
     func saveStrokes(_ deal: DealID, lines: String, lastTouch: Double) throws(StoreError)

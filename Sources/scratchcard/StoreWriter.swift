@@ -13,19 +13,20 @@ import ScratchStore
 /// `@unchecked Sendable`: the store (an SQLite connection) is touched only on `queue`,
 /// one job at a time; what crosses to it are plain values.
 final class StoreWriter: @unchecked Sendable {
-    private let store: KioskStore
+    /// The kiosk's SQLite store today; a shared pool would come in here (PrizeLedger.swift).
+    private let store: any PrizeLedger & CardOnShowStore
     private let queue = DispatchQueue(label: "scratchcard.store-writer", qos: .userInitiated)
     let path: String
     /// Said once until a write works again; touched on `queue` only.
     private var reportedFailure = false
 
-    init(_ store: KioskStore) {
+    init(_ store: any PrizeLedger & CardOnShowStore) {
         self.store = store
         path = store.path
     }
 
     /// Runs `body` on the queue after everything sent before, and returns its answer.
-    private func now<T>(_ body: (KioskStore) throws(StoreError) -> T) throws(StoreError) -> T {
+    private func now<T>(_ body: (any PrizeLedger & CardOnShowStore) throws(StoreError) -> T) throws(StoreError) -> T {
         let result: Result<T, StoreError> = queue.sync { Result { () throws(StoreError) -> T in try body(store) } }
         return try result.get()
     }
