@@ -169,6 +169,25 @@ import XvfbSupport
         #expect(try KioskStore(path: deck.store, access: .read).dealtCounts() == ["bike": 3])
     }
 
+    @Test("--sold-out IMAGE: a deck with nothing left at start shows that image at once, says sold-out, and deals nothing on a touch")
+    func ownSoldOutCard() throws {
+        let deck = try Self.deck([0]); defer { deck.remove() }
+        let purple = RGBA(r: 120, g: 20, b: 160)
+        let image = try App.solidPNG(purple, size: Self.size, in: deck.folder, name: "gone.png")
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let app = try RunningApp(deck.kioskArguments(abandonReset: 0.3, extra: ["--sold-out", image]), environment: server.environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.eventNames.contains("sold-out") }, "\(app.eventNames) \(app.standardError)")
+        #expect(app.cardShown?.card == "sold-out" && app.cardShown?.deal == nil)
+        let shown = try server.waitForPixels(window: window) { $0[80, 60] == purple }
+        #expect(shown[80, 60] == purple && shown[2, 2] == purple)
+        try server.drag(window: window, from: (10, 20), through: [(150, 100)])
+        usleep(800_000)
+        #expect(app.eventNames == ["ready", "sold-out"], "\(app.eventNames)")
+        #expect(try KioskStore(path: deck.store, access: .read).dealtCounts().isEmpty)
+    }
+
     @Test("a store held by another running kiosk: exit 2 at once with a message naming the store and the pid")
     func secondKioskRefused() throws {
         let deck = try Self.deck(); defer { deck.remove() }
@@ -184,11 +203,29 @@ import XvfbSupport
                 "\(second.standardError)")
     }
 
-    @Test("a corrupt store is moved aside (kiosk.db.corrupt-TIMESTAMP), said on stderr and in --log, and a new one started; the next start is clean")
-    func corruptStoreMovedAside() throws {
+    @Test("a corrupt or truncated store is moved aside (kiosk.db.corrupt-TIMESTAMP), said on stderr and in --log, and a new one started; the next start is clean",
+          arguments: ["garbage", "truncated"])
+    func corruptStoreMovedAside(damage: String) throws {
         let deck = try Self.deck(); defer { deck.remove() }
         try FileManager.default.createDirectory(atPath: (deck.store as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: deck.store))
+        if damage == "garbage" {
+            try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: deck.store))
+        } else {
+            // A store of some hundred deals, cut in the middle as a failing disk might.
+            do {
+                let store = try KioskStore(path: deck.store, access: .kiosk)
+                var previous: DealID?
+                for n in 0..<400 {
+                    previous = try store.deal(DeckCard(id: "sorry", prize: "/p/sorry.png"), shownAt: Double(n),
+                                              ending: previous.map { ($0, OutcomeRecord(shownAt: 0, cardID: "", prize: "", outcome: .revealed,
+                                                                                        how: nil, fraction: 1, revealMilliseconds: nil, durationMilliseconds: 1)) })
+                }
+            }
+            let url = URL(fileURLWithPath: deck.store)
+            let bytes = try Data(contentsOf: url)
+            try bytes.prefix(bytes.count / 2).write(to: url)
+            try? FileManager.default.removeItem(atPath: deck.store + "-wal")
+        }
         let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
         for run in 0..<2 {
             let app = try RunningApp(deck.kioskArguments(extra: ["--log", deck.log]), environment: server.environment)
