@@ -43,18 +43,16 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// `~/.local/state/scratchcard/kiosk.db`.
     public static func defaultPath(environment: [String: String]) -> String {
         if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/scratchcard/kiosk.db" }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? NSHomeDirectory()
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? homeFromPasswd()
         return home + "/.local/state/scratchcard/kiosk.db"
     }
 
     public init(path: String, access: Access) throws(StoreError) {
         self.path = path
         if access == .kiosk {
-            let folder = (path as NSString).deletingLastPathComponent
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
             if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
-                do { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) } catch {
-                    throw StoreError(path: path, kind: .cannotWrite, message: "cannot create the store's folder \(folder): \(Self.reason(error))")
-                }
+                try Self.makeFolders(folder, for: path)
             }
             lockDescriptor = try Self.lock(path)
         } else if !FileManager.default.fileExists(atPath: path) {
@@ -130,8 +128,23 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         return fd
     }
 
-    private static func reason(_ error: Error) -> String {
-        (error as NSError).localizedFailureReason ?? (error as NSError).localizedDescription
+    /// `mkdir -p`, mode 0700 for the folders it makes; errno's reason on failure.
+    private static func makeFolders(_ folder: String, for path: String) throws(StoreError) {
+        var partial = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            partial += "/" + part
+            if mkdir(partial, 0o700) != 0 && errno != EEXIST {
+                let code = errno
+                throw StoreError(path: path, kind: code == ENOSPC ? .full : .cannotWrite,
+                                 message: "cannot create the store's folder \(partial): \(String(cString: strerror(code)))")
+            }
+        }
+    }
+
+    /// The user's home folder from the password database, when HOME says nothing usable.
+    private static func homeFromPasswd() -> String {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return "/" }
+        return String(cString: dir)
     }
 
     /// `PRAGMA quick_check`: a damaged or truncated file is `.corrupt`.
@@ -361,10 +374,12 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
 
     /// True when the file at `path` starts as an SQLite database does.
     public static func isStoreFile(_ path: String) -> Bool {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return false }
-        defer { try? handle.close() }
-        let header = (try? handle.read(upToCount: 16)) ?? Data()
-        return header == Data("SQLite format 3\0".utf8)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        guard read(fd, &header, 16) == 16 else { return false }
+        return header == Array("SQLite format 3\0".utf8)
     }
 
     /// A damaged store moved aside as `PATH.corrupt-YYYYMMDD-HHMMSS` (its WAL beside it),

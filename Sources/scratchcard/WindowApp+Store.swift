@@ -1,7 +1,6 @@
 @preconcurrency import Glibc
 import Foundation
 import Synchronization
-import ScratchAssets
 import ScratchCore
 import ScratchImage
 import ScratchStore
@@ -50,8 +49,11 @@ extension Dealer {
     /// "All prizes have been given away": `--sold-out IMAGE`, else the built-in card; the
     /// same image as cover and prize, so there is nothing to scratch.
     func soldOutCard() throws(ImageError) -> DealtCard {
-        guard let path = soldOutImage ?? ScratchAssets.soldOutURL?.path else {
-            throw ImageError(path: "built-in sold-out card", problem: "missing from the installation")
+        let path: String
+        if let soldOutImage {
+            path = soldOutImage
+        } else {
+            do { path = try DataFolder.current.get().file("sold-out.png") } catch { throw error.imageError }
         }
         let image = try PNGFile.read(path: path)
         return DealtCard(id: "sold-out", prize: soldOutImage ?? "built-in", images: CardImages(cover: image, prize: image),
@@ -159,8 +161,10 @@ final class StoreKeeper {
         }
         for _ in 0..<100 {
             let card: DealtCard
-            do { card = try book.map { book throws(ImageError) in try dealer.deal(from: book) } ?? dealer.deal() } catch {
-                throw ExitError(code: 2, message: "\(error)")
+            do throws(ImageError) {
+                if let book { card = try dealer.deal(from: book) } else { card = try dealer.deal() }
+            } catch {
+                throw ExitError(code: error.exitCode, message: "\(error)")
             }
             if card.soldOut {
                 noteSoldOut()
