@@ -119,7 +119,8 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             var bytes = [UInt8](repeating: 0, count: 32)
             let n = pread(fd, &bytes, 31, 0)
             close(fd)
-            let pid = n > 0 ? String(decoding: bytes[..<n], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) : "?"
+            let digits = n > 0 ? bytes[..<n].prefix { $0 >= 48 && $0 <= 57 } : []
+            let pid = digits.isEmpty ? "?" : String(decoding: digits, as: UTF8.self)
             throw StoreError(path: path, kind: .locked, message: "the store is in use by another running scratchcard (pid \(pid))")
         }
         let text = Array("\(getpid())\n".utf8)
