@@ -127,7 +127,7 @@ let windowUsage = """
                        kiosk mode always keeps one (default
                        $XDG_STATE_HOME/scratchcard/kiosk.db), desktop mode only with
                        this option; SIGHUP reloads the deck (its stock)
-      --sold-out IMAGE the card shown when every prize has been given away (PNG);
+      --sold-out IMAGE the card shown when every prize has been given away;
                        default: a built-in one
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put, latency and the time from

@@ -55,7 +55,7 @@ extension Dealer {
         } else {
             do { path = try DataFolder.current.get().file("sold-out.png") } catch { throw error.imageError }
         }
-        let image = try PNGFile.read(path: path)
+        let image = try ImageFile.read(path: path)
         return DealtCard(id: "sold-out", prize: soldOutImage ?? "built-in", images: CardImages(cover: image, prize: image),
                          soldOut: true)
     }
