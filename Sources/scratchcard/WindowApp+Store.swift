@@ -43,7 +43,8 @@ extension Dealer {
     func deal(from book: StockBook) throws(ImageError) -> DealtCard {
         guard let card = book.draw() else { return try soldOutCard() }
         return DealtCard(id: card.id, prize: card.prize,
-                         images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize), deckCard: card)
+                         images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize),
+                         revealSound: Self.revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
     }
 
     /// "All prizes have been given away": `--sold-out IMAGE`, else the built-in card; the
@@ -150,7 +151,9 @@ final class StoreKeeper {
                     resumed = held
                     deal = held.deal
                     let card = book?.deck.cards.first { $0.id == held.cardID }
-                    return DealtCard(id: held.cardID, prize: held.prize, images: images, deckCard: card)
+                    return DealtCard(id: held.cardID, prize: held.prize, images: images,
+                                     revealSound: card.map { Dealer.revealSound($0.sound) } ?? .chime,
+                                     celebrate: card?.celebrate ?? true, deckCard: card)
                 } catch {
                     log("cannot take up the card on show (\(held.cardID)): \(error); it ends as abandoned")
                     try end(held.deal, outcomeLog: outcomeLog)
