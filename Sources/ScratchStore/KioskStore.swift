@@ -245,7 +245,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             if let ending { try writeOutcome(ending.deal, ending.outcome) }
             let id = DealID.random()
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
-                .bind(.text(id.text), .text(card.id), .text(card.prize), .optional(card.cover), .real(shownAt)).run()
+                .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
             return id
         }
     }

@@ -42,22 +42,31 @@ extension Dealer {
     /// A card from the stock book, or the sold-out card when nothing is left.
     func deal(from book: StockBook) throws(ImageError) -> DealtCard {
         guard let card = book.draw() else { return try soldOutCard() }
-        return DealtCard(id: card.id, prize: card.prize,
-                         images: try CardImages.load(cover: card.cover ?? cover, prize: card.prize),
+        return try dealt(card)
+    }
+
+    /// A deck card made ready as `deal()` makes a drawn one: its images (or text), its
+    /// sound, its deck entry (with the stock).
+    func dealt(_ card: DeckCard) throws(ImageError) -> DealtCard {
+        let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
+                                         prompt: card.coverText ?? coverText, text: card.text)
+        return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
                          revealSound: Self.revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
     }
 
-    /// "All prizes have been given away": `--sold-out IMAGE`, else the built-in card; the
-    /// same image as cover and prize, so there is nothing to scratch.
+    /// "All prizes have been given away": `--sold-out IMAGE` as both sides, else a text
+    /// card drawn at the window's size (CardArt); nothing to scratch either way.
     func soldOutCard() throws(ImageError) -> DealtCard {
-        let path: String
+        let images: CardImages
         if let soldOutImage {
-            path = soldOutImage
+            let image = try ImageFile.read(path: soldOutImage)
+            images = CardImages(cover: .image(image), prize: .image(image))
         } else {
-            do { path = try DataFolder.current.get().file("sold-out.png") } catch { throw error.imageError }
+            let text = CardText(title: "ALL PRIZES HAVE BEEN GIVEN AWAY", subtitle: "Thank you!",
+                                colour: RGBA(r: 255, g: 255, b: 255), background: RGBA(r: 40, g: 51, b: 74))
+            images = CardImages(cover: .text(text, background: nil), prize: .text(text, background: nil))
         }
-        let image = try ImageFile.read(path: path)
-        return DealtCard(id: "sold-out", prize: soldOutImage ?? "built-in", images: CardImages(cover: image, prize: image),
+        return DealtCard(id: "sold-out", prize: soldOutImage ?? "built-in", images: images, revealSound: nil, celebrate: false,
                          soldOut: true)
     }
 }
@@ -147,13 +156,18 @@ final class StoreKeeper {
             for stale in pending.dropLast() { try end(stale, outcomeLog: outcomeLog) }
             if let held = try store.pendingDeal() {
                 do {
-                    let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" ? nil : held.prize)
+                    // The deck's entry when it still has the card (a text card is drawn
+                    // from it), else the files the deal recorded.
+                    let dealtCard: DealtCard
+                    if let card = book?.deck.cards.first(where: { $0.id == held.cardID }) {
+                        dealtCard = try dealer.dealt(card)
+                    } else {
+                        let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" || held.prize.isEmpty ? nil : held.prize)
+                        dealtCard = DealtCard(id: held.cardID, prize: held.prize, images: images)
+                    }
                     resumed = held
                     deal = held.deal
-                    let card = book?.deck.cards.first { $0.id == held.cardID }
-                    return DealtCard(id: held.cardID, prize: held.prize, images: images,
-                                     revealSound: card.map { Dealer.revealSound($0.sound) } ?? .chime,
-                                     celebrate: card?.celebrate ?? true, deckCard: card)
+                    return dealtCard
                 } catch {
                     log("cannot take up the card on show (\(held.cardID)): \(error); it ends as abandoned")
                     try end(held.deal, outcomeLog: outcomeLog)
