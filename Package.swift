@@ -32,6 +32,7 @@ let package = Package(
         // The sound room's C edges: libpulse (PulseAudio, PipeWire's pulse server) and ALSA.
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
 
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
@@ -49,6 +50,8 @@ let package = Package(
         // Sound: the scratch synthesised per pen, the chime, WAV clips, the sound thread and
         // its outputs (PulseAudio, else ALSA).
         .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
+        // The store: deals, stock, outcomes and the card on show, in SQLite.
+        .target(name: "ScratchStore", dependencies: ["CSQLite", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
@@ -57,8 +60,8 @@ let package = Package(
                 resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchAssets", "CardArt"]),
-        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CCairo"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt"]),
+        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
         // Present against paced puts, latency and vblank alignment (scripts/present-bench.sh).
@@ -69,6 +72,7 @@ let package = Package(
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
+        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore"]),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
@@ -78,7 +82,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "XvfbSupport", "CardArt"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -34,7 +34,7 @@ case "$name" in
       -L "$out" -lScratchCore $(pkg-config --libs $libs) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
-  trace|config|deck|replay)
+  trace|config|deck|replay|strokes)
     swiftc "${flags[@]}" -module-name ScratchCore "${core[@]}" "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
     max_len=16384
     ;;

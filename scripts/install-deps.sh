@@ -21,6 +21,7 @@ packages=(
   libpulse-dev libasound2-dev   # CPulse, CALSA: the sound room's PulseAudio and ALSA outputs
   pulseaudio pulseaudio-utils   # tests: a private PulseAudio daemon with a null sink, parec on its monitor
   alsa-utils   # aplay, speaker-test: to check a kiosk's ALSA device by hand (README, Sound)
+  libsqlite3-dev sqlite3   # CSQLite: the kiosk's store; tests: the sqlite3 shell edits a store's version
 )
 
 missing=()

@@ -19,7 +19,9 @@ public enum RevealCause: String, Sendable {
 /// never use an exponent; a non-finite number (which no caller should pass) is `null`.
 public enum CardEvent: Equatable, Sendable {
     /// The window shows a fresh card of `width` x `height` device pixels.
-    case ready(cardID: String, width: Int, height: Int, scale: Double)
+    /// With a store: `deal` is the card's deal id, and `resumed` says the card was taken
+    /// up again after a restart.
+    case ready(cardID: String, width: Int, height: Int, scale: Double, deal: DealID? = nil, resumed: Bool = false)
     /// The first press on this card.
     case scratchStart(cardID: String)
     /// The revealed fraction crossed another 10% step.
@@ -28,7 +30,10 @@ public enum CardEvent: Equatable, Sendable {
     /// `milliseconds` the time since the card was ready.
     case revealed(cardID: String, how: RevealCause, fraction: Double, milliseconds: Int)
     /// A new card was dealt in place of the old one.
-    case newCard(cardID: String)
+    case newCard(cardID: String, deal: DealID? = nil)
+    /// Nothing can be dealt: every stocked prize has been given away (and the deck has
+    /// no unlimited card); the sold-out card is on show.
+    case soldOut
     /// The program is ending.
     case quit
 
@@ -40,6 +45,7 @@ public enum CardEvent: Equatable, Sendable {
         case .progress: "progress"
         case .revealed: "revealed"
         case .newCard: "new-card"
+        case .soldOut: "sold-out"
         case .quit: "quit"
         }
     }
@@ -48,17 +54,22 @@ public enum CardEvent: Equatable, Sendable {
     public var json: String {
         var fields: [(String, String)] = [("event", JSONText.quoted(name))]
         switch self {
-        case let .ready(cardID, width, height, scale):
+        case let .ready(cardID, width, height, scale, deal, resumed):
             fields += [("card", JSONText.quoted(cardID)), ("width", String(width)), ("height", String(height)),
                        ("scale", PlainDecimal.format(scale) ?? "null")]
-        case let .scratchStart(cardID), let .newCard(cardID):
+            if let deal { fields.append(("deal", JSONText.quoted(deal.text))) }
+            if resumed { fields.append(("resumed", "true")) }
+        case let .newCard(cardID, deal):
+            fields.append(("card", JSONText.quoted(cardID)))
+            if let deal { fields.append(("deal", JSONText.quoted(deal.text))) }
+        case let .scratchStart(cardID):
             fields.append(("card", JSONText.quoted(cardID)))
         case let .progress(cardID, percent):
             fields += [("card", JSONText.quoted(cardID)), ("percent", String(percent))]
         case let .revealed(cardID, how, fraction, milliseconds):
             fields += [("card", JSONText.quoted(cardID)), ("how", JSONText.quoted(how.rawValue)),
                        ("fraction", Self.fourDecimals(fraction)), ("ms", String(milliseconds))]
-        case .quit:
+        case .quit, .soldOut:
             break
         }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"

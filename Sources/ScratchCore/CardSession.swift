@@ -37,6 +37,23 @@ public struct CardSession: Sendable {
         self.fadeDuration = fadeDuration
     }
 
+    /// A card taken up again after a restart (the store held it): shown `elapsed` seconds
+    /// before `now`, scratched already when `touched`, and done at once (no fade) when it
+    /// had been revealed. The progress steps the fraction has passed are not reported again.
+    public init(resuming cardID: String, revealAt: Double, now: Double, shownSecondsAgo elapsed: Double,
+                touched: Bool, fraction: Double, reveal: (how: RevealCause, after: Double, fraction: Double)?,
+                fadeDuration: Double = 0.4) {
+        self.init(cardID: cardID, revealAt: revealAt, now: now - Swift.max(0, elapsed), fadeDuration: fadeDuration)
+        _ = progress.update(fraction: fraction)
+        if let reveal {
+            self.reveal = reveal
+            _ = trigger.check(fraction: 1)
+            phase = .done
+        } else if touched {
+            phase = .scratching
+        }
+    }
+
     /// True while strokes still change the card.
     public var acceptsScratches: Bool {
         switch phase {

@@ -21,9 +21,13 @@ public struct DeckCard: Equatable, Sendable {
     /// else the deck's); nil for the default.
     public let coverText: String?
 
+    /// How many of this prize exist (`"stock": N`); nil: unlimited. The store counts
+    /// what was dealt; an entry with none left is no longer drawn.
+    public let stock: Int?
+
     public init(id: String, prize: String?, cover: String? = nil, weight: Double = 1,
                 sound: DeckSound = .chime, celebrate: Bool = true, text: CardText? = nil,
-                coverText: String? = nil) {
+                coverText: String? = nil, stock: Int? = nil) {
         self.id = id
         self.prize = prize
         self.cover = cover
@@ -32,6 +36,7 @@ public struct DeckCard: Equatable, Sendable {
         self.celebrate = celebrate
         self.text = text
         self.coverText = coverText
+        self.stock = stock
     }
 }
 
@@ -63,7 +68,8 @@ public enum DeckSound: Equatable, Sendable {
 /// built-in background or the `background` colour; `cover-text` (the deck's, or a card's
 /// own) is drawn on the built-in foil in place of "SCRATCH HERE". `sound` names a WAV
 /// file played on the reveal instead of the chime (the same folder rule), `null` for
-/// none; `celebrate: false` leaves out the sparks.
+/// none; `celebrate: false` leaves out the sparks; `stock` (how many of that prize
+/// exist, a whole number) defaults to unlimited.
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
@@ -76,6 +82,8 @@ public struct Deck: Equatable, Sendable {
     public static let maximumFileBytes = 4 << 20
     /// The most cards a deck may hold.
     public static let maximumCards = 10_000
+    /// The largest `stock` an entry may give.
+    public static let maximumStock = 1_000_000_000
 
     /// A deck of these cards; nil unless some card has a weight > 0 and all weights
     /// are finite and >= 0 (with a finite sum).
@@ -193,7 +201,7 @@ public struct Deck: Equatable, Sendable {
 
         let folder = PathText.folder(of: path)
         let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate", "text", "subtitle", "color",
-                                      "background", "cover-text"]
+                                      "background", "cover-text", "stock"]
         var cards: [DeckCard] = []
         cards.reserveCapacity(entries.count)
         var seen: [String: Int] = [:]
@@ -216,7 +224,7 @@ public struct Deck: Equatable, Sendable {
             if let id { label += " (\(JSONText.quoted(id)))" }
 
             if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text)")
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock)")
             }
             let text = try cardText(fields, fail: entryFail)
             if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
@@ -265,6 +273,13 @@ public struct Deck: Equatable, Sendable {
             case .number(let value)? where value.isFinite && value >= 0: weight = value
             case let other?: throw entryFail("weight must be a number >= 0, not \(other.quoted)")
             }
+            var stock: Int?
+            switch fields["stock"] {
+            case nil: stock = nil
+            case .number(let value)? where value >= 0 && value <= Double(maximumStock) && value == value.rounded(.down):
+                stock = Int(value)
+            case let other?: throw entryFail("stock must be a whole number from 0 to \(maximumStock), not \(other.quoted)")
+            }
             total += weight
             guard total.isFinite else { throw entryFail("the weights add up to more than a number can hold") }
 
@@ -275,7 +290,7 @@ public struct Deck: Equatable, Sendable {
                 throw entryFail("cover-text is drawn on the built-in foil, and this card has a cover image of its own")
             }
             cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate, text: text,
-                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil))
+                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock))
         }
         guard let deck = Deck(cards: cards) else {
             throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")

@@ -119,10 +119,10 @@ enum PlainDecimal {
 }
 
 /// Writing JSON text by hand, for output whose key order is part of the protocol.
-enum JSONText {
+public enum JSONText {
     /// A JSON string literal: quotes, backslashes and control characters escaped
     /// (and U+2028/U+2029, which break JavaScript readers); everything else as UTF-8.
-    static func quoted(_ text: String) -> String {
+    public static func quoted(_ text: String) -> String {
         var out = "\""
         out.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {

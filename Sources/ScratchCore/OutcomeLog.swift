@@ -136,14 +136,23 @@ public final class OutcomeLog {
         }
     }
 
-    /// Every whole record in the file, and how many lines were not whole records.
+    /// Appends a notice line (a JSON object with a `"notice"` key: something an operator
+    /// should know, like a damaged store moved aside), synced; readers skip it.
+    public func note(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        _ = fsync(descriptor)
+    }
+
+    /// Every whole record in the file, and how many lines were not whole records
+    /// (notice lines are neither).
     public static func read(path: String) throws(OutcomeLogError) -> (records: [OutcomeRecord], damagedLines: Int) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw OutcomeLogError(path: path, message: "cannot read the log")
         }
         var records: [OutcomeRecord] = [], damaged = 0
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: true) {
-            if let record = OutcomeRecord(line: line) { records.append(record) } else { damaged += 1 }
+            if let record = OutcomeRecord(line: line) { records.append(record) } else if !line.hasPrefix("{\"notice\":") { damaged += 1 }
         }
         return (records, damaged)
     }

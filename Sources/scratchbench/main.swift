@@ -20,6 +20,7 @@
 // which it touches bytes is 2 x copy_gbps).
 @preconcurrency import Glibc
 import ScratchCore
+import ScratchStore
 
 let usage = """
     usage: scratchbench [--repeat N] [--mode dirty|full|both] TRACE...
@@ -27,6 +28,9 @@ let usage = """
       --repeat N   run each mode N times and report the median run (default 1)
       --mode M     which modes to run (default both)
       --no-cairo   skip the cairo + pixman comparison engine
+      --store FILE also run mode=dirty+store: each event's stroke saved as the kiosk
+                   saves it (a StrokeLog line into a batch, the batch committed to a
+                   store at FILE every 200 events: 200 ms of a 1000 Hz pointer)
       -h, --help   show this help
     """
 
@@ -34,6 +38,7 @@ struct Options {
     var repeats = 1
     var modes = [Mode.dirty, .full]
     var cairo = true
+    var store: String?
     var traces: [String] = []
 }
 
@@ -75,6 +80,8 @@ func parseOptions(_ arguments: [String]) -> Options {
             }
         case "--no-cairo":
             options.cairo = false
+        case "--store":
+            options.store = value()
         case "--":
             options.traces.append(contentsOf: rest)
             rest = []
@@ -122,7 +129,38 @@ struct Run {
     var total: UInt64 { eventNanoseconds.reduce(0, +) }
 }
 
-func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuffer, mode: Mode) -> Run {
+/// The kiosk's way of saving strokes (WindowApp+Store.swift), for `--store`: a line per
+/// event into a batch, committed every `every` events.
+final class StrokeSaver {
+    let store: KioskStore
+    let deal: DealID
+    var batch = ""
+    var pending = 0
+    let every = 200
+    var canvasLine: String
+
+    init(path: String, canvas: PixelSize, brush: Double) throws {
+        for suffix in ["", "-wal", "-shm", ".lock"] { unlink(path + suffix) }
+        store = try KioskStore(path: path, access: .kiosk)
+        deal = try store.deal(DeckCard(id: "bench", prize: "bench.png"), shownAt: 0, ending: nil)!
+        canvasLine = StrokeLog.line(.canvas(canvas, brush: brush))
+    }
+
+    func keep(_ record: StrokeLog.Record) {
+        if batch.isEmpty { batch = canvasLine + "\n" }
+        batch += StrokeLog.line(record)
+        batch += "\n"
+        pending += 1
+        if pending >= every {
+            try! store.saveStrokes(deal, lines: batch, lastTouch: 0)
+            batch = ""
+            pending = 0
+        }
+    }
+}
+
+func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuffer, mode: Mode,
+            saver: StrokeSaver? = nil) -> Run {
     canvas.reset()
     canvas.brush = trace.initialBrush
     var run = Run()
@@ -140,9 +178,11 @@ func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuf
             continue
         case .down(let p):
             dirty = canvas.penDown(at: p, drawingInto: mode == .dirty ? framebuffer : nil)
+            saver?.keep(.down(pen: 0, p))
         case .move(let p):
             guard canvas.isPenDown else { continue }
             dirty = canvas.penMove(to: p, drawingInto: mode == .dirty ? framebuffer : nil)
+            saver?.keep(.move(pen: 0, p))
         }
         switch mode {
         case .dirty:
@@ -280,6 +320,23 @@ for path in options.traces {
         theirs.sort { $0.total < $1.total }
         cairoRun = theirs[theirs.count / 2]
         dirtyRun = ours[ours.count / 2]
+    }
+
+    if let path = options.store, options.modes.contains(.dirty) {
+        // Interleaved with plain dirty runs, so both see the same load.
+        let saver = try StrokeSaver(path: path, canvas: trace.canvas, brush: trace.initialBrush.radius)
+        var plain: [Run] = [], saving: [Run] = []
+        for _ in 0..<options.repeats {
+            plain.append(replay(trace, on: canvas, into: framebuffer, mode: .dirty))
+            saving.append(replay(trace, on: canvas, into: framebuffer, mode: .dirty, saver: saver))
+        }
+        plain.sort { $0.total < $1.total }
+        saving.sort { $0.total < $1.total }
+        for (label, run) in [("dirty", plain[plain.count / 2]), ("dirty+store", saving[saving.count / 2])] {
+            var line = fields("scratchcard", label, run)
+            line.append(("max_us", format3(Double(run.eventNanoseconds.max() ?? 0) / 1000)))
+            emit(line)
+        }
     }
 
     for mode in options.modes {

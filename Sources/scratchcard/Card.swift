@@ -88,12 +88,17 @@ struct Dealer: Sendable {
     let cover: String?
     let prize: String?
     let coverText: String?
+    /// With a store: the stock the deck's cards are drawn from (WindowApp+Store.swift).
+    var stock: StockBook?
+    /// `--sold-out IMAGE`, shown when nothing can be dealt; nil: the built-in card.
+    var soldOutImage: String?
 
     init(options: WindowOptions) throws(DeckError) {
         deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
         cover = options.cover
         prize = options.prize
         coverText = options.coverText
+        soldOutImage = options.soldOut
         if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path) }
     }
 
@@ -119,6 +124,7 @@ struct Dealer: Sendable {
     /// The next card's id and images. A deck card without a cover of its own gets the
     /// `--cover` one (or the built-in foil, with the card's, the deck's or `--cover-text`).
     func deal() throws(ImageError) -> DealtCard {
+        if let stock { return try deal(from: stock) }
         guard let deck else {
             let id = prize.map { fileStem($0) } ?? "built-in"
             return DealtCard(id: id, prize: prize ?? "built-in",
@@ -178,6 +184,10 @@ struct DealtCard: Sendable {
     let images: CardImages
     var revealSound: SoundClip? = .chime
     var celebrate = true
+    /// The deck entry it was drawn from, if any (its stock with it).
+    var deckCard: DeckCard? = nil
+    /// The sold-out card: nothing could be dealt.
+    var soldOut = false
 }
 
 /// A file's name without its folder and extension.

@@ -8,6 +8,8 @@ enum Command: Equatable {
     case render(RenderOptions)
     case logSummary(path: String)
     case doodle(DoodleOptions)
+    case stock(StockOptions)
+    case simulate(SimulateOptions)
     case help(String)
     case version
 }
@@ -40,6 +42,11 @@ struct WindowOptions: Equatable {
     var config: String?
     /// The outcome log: one JSON line per card.
     var log: String?
+    /// The store (deals, stock, the card on show): kiosk mode always has one (this, or
+    /// the default path); desktop mode only when given.
+    var store: String?
+    /// The card shown when nothing can be dealt; nil: the built-in one.
+    var soldOut: String?
 
     /// Kiosk mode: full screen, unattended, left only by the operator's chord.
     var kiosk = false
@@ -80,7 +87,9 @@ let versionText = "scratchcard 0.1.0"
 let windowUsage = """
     usage: scratchcard [options]
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
-           scratchcard log-summary FILE
+           scratchcard log-summary FILE|STORE
+           scratchcard stock [--store PATH] [--deck PATH] [--json]
+           scratchcard simulate --deck PATH --count N [--store PATH] [--seed S] [--json]
            scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
                                     (see scratchcard doodle --help)
 
@@ -114,6 +123,12 @@ let windowUsage = """
                        the command line wins
       --log FILE       append one JSON line per card to FILE (mode 0600): when it was
                        shown, its id and prize, how it ended; see log-summary
+      --store PATH     the store of deals, stock and the card on show (SQLite);
+                       kiosk mode always keeps one (default
+                       $XDG_STATE_HOME/scratchcard/kiosk.db), desktop mode only with
+                       this option; SIGHUP reloads the deck (its stock)
+      --sold-out IMAGE the card shown when every prize has been given away;
+                       default: a built-in one
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put, latency and the time from
                        start to the first frame on screen, on exit
@@ -149,15 +164,16 @@ let windowUsage = """
           q or Escape quit; the window's close button quits too.
     screens: a depth-16 or depth-30 screen is drawn through a 24/32-bit TrueColor
              visual it offers; one with none (depth 8) is display trouble.
-    exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input.
+    exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input
+                 (or a store that cannot be used).
     """
 
 let logSummaryUsage = """
-    usage: scratchcard log-summary FILE
+    usage: scratchcard log-summary FILE|STORE
 
-    Reads an outcome log written with --log and prints how many cards there were, by
-    outcome (revealed, abandoned, quit) and by card. Damaged lines (a record torn by a
-    crash) are skipped and counted.
+    Reads an outcome log written with --log, or a kiosk's store (--store), and prints
+    how many cards there were, by outcome (revealed, abandoned, quit) and by card.
+    Damaged lines (a record torn by a crash) are skipped and counted.
     """
 
 let renderUsage = """
@@ -191,6 +207,7 @@ let configSchema: [String: ConfigValueKind] = [
     "kiosk": .flag, "idle-reset": .number, "abandon-reset": .number, "exit-chord": .string, "max-fingers": .number,
     "max-fps": .number,
     "sound": .string, "volume": .number, "celebrate": .string,
+    "store": .path, "sold-out": .path,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -206,6 +223,8 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
         return .logSummary(path: rest[0])
     }
     if tokens.first == "doodle" { return try parseDoodle(tokens.dropFirst()) }
+    if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }
+    if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
@@ -259,6 +278,8 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--snapshot-dir": options.snapshotDirectory = try nonEmpty(value(), token)
         case "--events": options.events = true
         case "--log": options.log = try nonEmpty(value(), token)
+        case "--store": options.store = try nonEmpty(value(), token)
+        case "--sold-out": options.soldOut = try nonEmpty(value(), token)
         case "--kiosk": options.kiosk = true
         case "--idle-reset": options.idleReset = try positiveNumber(value(), token, upTo: 86_400)
         case "--abandon-reset": options.abandonReset = try positiveNumber(value(), token, upTo: 86_400)

@@ -66,16 +66,18 @@ extension WindowApp {
     /// The made card replaces the one on show: the old one's record goes to the outcome
     /// log (before `new-card` is written), the new one starts fresh.
     func show(_ made: CardMaker.Made) {
+        // With a store: the old card's outcome and the new deal, committed before the
+        // first pixel of the new card (WindowApp+Store.swift).
+        guard takeDeal(for: made) else { return }
         triedNextCard = false
-        logOutcome(quitting: false)
         canvas = made.canvas
         card = made.card
-        session = CardSession(cardID: made.card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
+        session = session(for: made, now: monotonicSeconds())
         shownAtWallClock = Date().timeIntervalSince1970
         shimmerCentre = nil
         endCelebration()
         if !recording.isEmpty, recording.last != .up { record(.up) }
         exposed = PixelRect(size: canvas.size)
-        emit([.newCard(cardID: made.card.id)])
+        emit([.newCard(cardID: made.card.id, deal: storeKeeper?.deal)])
     }
 }

@@ -47,7 +47,7 @@ extension WindowApp {
         // abandoned, and the release (a touch) starts the abandon time over.
         case .scratching where !cardMaker.isMaking && !canvas.isPenDown:
             atLatest(Swift.max(lastTouch + options.abandonReset, retryDealAt))
-        case .done where !cardMaker.isMaking:
+        case .done where !cardMaker.isMaking && !showsSoldOut:
             // First ask for the next card, then wait for the reset.
             atLatest(triedNextCard ? Swift.max(revealedAt + options.idleReset, retryDealAt) : now)
         case .scratching, .done, .fading:
@@ -73,6 +73,9 @@ extension WindowApp {
         switch session.phase {
         case .scratching where !canvas.isPenDown && now >= Swift.max(lastTouch + options.abandonReset, retryDealAt):
             dealNewCard()
+        case .done where showsSoldOut:
+            // No resets: a deal only once SIGHUP brought stock (WindowApp+Store.swift).
+            if storeKeeper?.restocked == true { dealNewCard() }
         case .done where now >= Swift.max(revealedAt + options.idleReset, retryDealAt):
             dealNewCard()
         case .done:

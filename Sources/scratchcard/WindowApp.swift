@@ -26,6 +26,9 @@ final class WindowApp {
     var session: CardSession
     var shownAtWallClock = Date().timeIntervalSince1970
     let outcomeLog: OutcomeLog?
+    /// The store of deals, stock and the card on show, if the window keeps one
+    /// (WindowApp+Store.swift).
+    let storeKeeper: StoreKeeper?
 
     /// Kiosk mode: the attract band and where it was last drawn; the last touch.
     var shimmer: Shimmer
@@ -87,20 +90,29 @@ final class WindowApp {
 
     init(options: WindowOptions) throws(ExitError) {
         self.options = options
-        let dealer: Dealer
+        var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
+            throw ExitError(code: 2, message: "\(error)")
+        }
+        let keeper = try StoreKeeper.open(options: options, deck: dealer.deck, outcomeLog: outcomeLog)
+        storeKeeper = keeper
+        dealer.stock = keeper?.book
         // Fonts for every text of the deck are looked up on a thread of its own: 20,000
         // texts (a 10,000-card deck) take 2 s, which the first card need not wait for.
         let deckPath = options.deck
         if dealer.hasText {
-            detachThread { for warning in dealer.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
+            let fonts = dealer
+            detachThread { for warning in fonts.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
         }
         // The first card is made here, before the window exists: bad input ends the
         // program with exit code 2 (1 when the installation's own card is damaged). The
-        // next ones are made on the card maker's worker.
-        do { card = try dealer.deal() } catch { throw ExitError(code: error.exitCode, message: "\(error)") }
-        do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
-            throw ExitError(code: 2, message: "\(error)")
+        // next ones are made on the card maker's worker. With a store, it is the card the
+        // store holds as on show, or a deal committed now.
+        if let keeper {
+            card = try keeper.firstCard(dealer: dealer, outcomeLog: outcomeLog)
+        } else {
+            do { card = try dealer.deal() } catch { throw ExitError(code: error.exitCode, message: "\(error)") }
         }
 
         do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
@@ -114,10 +126,20 @@ final class WindowApp {
         let size = windowSize(kiosk: options.kiosk, screen: display.screenSize, requestedPoints: options.size,
                               cardPoints: card.images.cover.size, scale: scale.factor)
         let filled = card.images.filling(size)
-        do { canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush) } catch {
+        do {
+            canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush,
+                                       keeping: keeper?.resumedMask(size: size, images: card.images, filledCover: filled.cover))
+        } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
-        session = CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: monotonicSeconds())
+        let now = monotonicSeconds()
+        session = keeper?.firstSession(card: card, revealAt: options.revealAtPercent / 100, fraction: canvas.revealedFraction, now: now)
+            ?? CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: now)
+        if session.isRevealed { canvas.revealAll() }
+        if let resumed = keeper?.resumed {
+            shownAtWallClock = resumed.shownAt
+            lastTouch = keeper?.resumedLastTouch(now: now) ?? now
+        }
         effects = Effects(options: options, brushRadius: brush.radius, scale: scale.factor)
         cardMaker = CardMaker(dealer: dealer, size: size, layout: layout, brush: brush)
         shimmer = Shimmer(canvas: size)
@@ -156,22 +178,34 @@ final class WindowApp {
         // The first repaint composites the whole card (it starts out exposed): once.
         window.map()
         exposed = PixelRect(size: canvas.size)
-        emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor)])
+        emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor,
+                     deal: storeKeeper?.deal, resumed: storeKeeper?.resumed != nil)])
+        if showsSoldOut { emit([.soldOut]) }
+        // A resumed card may have crossed its threshold in strokes saved just before the end.
+        if storeKeeper?.resumed != nil { emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds())) }
         let signals = TerminationSignals.install()
         while running {
-            // Block until something happens, or until the next frame or timer is due.
+            // Block until something happens, or until the next frame or timer is due
+            // (or strokes are due to be saved).
             let now = monotonicSeconds()
-            let timeout = nextWake(now: now).map { Swift.max(0, $0 - now) }
+            let wake = [nextWake(now: now), storeKeeper?.flushDue].compactMap { $0 }.min()
+            let timeout = wake.map { Swift.max(0, $0 - now) }
             let events = nextEvents(now: now, timeout: timeout, signals: signals)
             let woke = monotonicMicroseconds()
             for event in events { try handle(event) }
             collectMadeCard()
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
-                log("ending on \(TerminationSignals.name(signal))")
-                running = false
+                if signal == SIGHUP, storeKeeper != nil {
+                    reloadDeck()
+                } else {
+                    log("ending on \(TerminationSignals.name(signal))")
+                    running = false
+                }
             }
             if running, surface.canDraw { repaint() }
+            // Strokes due to be saved: after the repaint, so a commit never holds back pixels.
+            storeKeeper?.flushIfDue(now: monotonicSeconds())
             stats.longestWakeMicroseconds = Swift.max(stats.longestWakeMicroseconds, monotonicMicroseconds() - woke)
         }
         finishNewCard()
@@ -187,14 +221,16 @@ final class WindowApp {
             guard session.acceptsScratches else { return }
             emit(session.pressed())
             stroke(scratchDown(pen: 0, at: point), serverTime: time)
+            keep(.down(pen: 0, point))
             record(.down(point))
         case .motion(let point, let time) where canvas.isPenDown(0):
             touched()
             stroke(scratchMove(pen: 0, to: point), serverTime: time)
+            keep(.move(pen: 0, point))
             record(.move(point))
         case .release(let button, _, _) where button == 1:
             touched()
-            if canvas.isPenDown(0) { record(.up) }
+            if canvas.isPenDown(0) { record(.up); keep(.up(pen: 0)) }
             canvas.penUp()
             scratchUp(pen: 0)
         case .expose(let rect):
@@ -206,13 +242,15 @@ final class WindowApp {
             guard session.acceptsScratches, let pen = fingers.begin(id) else { return }
             emit(session.pressed())
             stroke(scratchDown(pen: pen, at: point))
+            keep(.down(pen: pen, point))
         case .touchUpdate(let id, let point):
             touched()
             guard let pen = fingers.pen(of: id), canvas.isPenDown(pen) else { return }
             stroke(scratchMove(pen: pen, to: point))
+            keep(.move(pen: pen, point))
         case .touchEnd(let id, _):
             touched()
-            if let pen = fingers.end(id) { canvas.penUp(pen: pen); scratchUp(pen: pen) }
+            if let pen = fingers.end(id) { canvas.penUp(pen: pen); scratchUp(pen: pen); keep(.up(pen: pen)) }
         case .putCompleted:
             shown()
         case .key, .closeRequested:
@@ -337,9 +375,10 @@ final class WindowApp {
 
     /// The card on show ends: its record goes to the outcome log, if there is one.
     func logOutcome(quitting: Bool) {
-        guard let outcomeLog else { return }
         let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock,
                                      fraction: canvas.revealedFraction, now: monotonicSeconds(), endedBy: quitting)
+        // With a store the outcome is committed there first, once (WindowApp+Store.swift).
+        guard finishInStore(record), let outcomeLog else { return }
         do { try outcomeLog.append(record) } catch { log("\(error)") }
     }
 
@@ -383,6 +422,7 @@ final class WindowApp {
 
     /// With `--events`, one JSON line per event on stdout, flushed at once.
     func emit(_ events: [CardEvent]) {
+        storeKeeper?.noticed(events)
         react(to: events)
         guard options.events else { return }
         for event in events { print(event.json) }

@@ -12,6 +12,9 @@
 //   WindowApp+Kiosk.swift  kiosk mode: the exit chord, idle and abandon resets, the attract band
 //   WindowApp+Dealing.swift  a new card (`r`, a reset) asked for, taken when made, shown
 //   CardMaker.swift        makes the next card (deal, decode, scale, convert) on a worker thread
+//   WindowApp+Store.swift  the store: deals committed before shown, strokes saved, a restart resumed
+//   StoreWriter.swift      the store behind a queue of its own: commits never hold up the loop
+//   StoreCommands.swift    `stock`, `simulate`, `log-summary` of a store
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Render.swift           `scratchcard render`: a trace replayed with no display
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
@@ -31,12 +34,11 @@ do {
     case .render(let options):
         try render(options)
     case .logSummary(let path):
-        do {
-            let (records, damaged) = try OutcomeLog.read(path: path)
-            print(OutcomeLog.summary(of: records, damagedLines: damaged), terminator: "")
-        } catch {
-            throw ExitError(code: 2, message: "\(error)")
-        }
+        try logSummary(path)
+    case .stock(let options):
+        try stockCommand(options)
+    case .simulate(let options):
+        try simulateCommand(options)
     case .doodle(let options):
         try doodle(options)
     case .window(let options):

@@ -171,6 +171,10 @@ func monotonicNow() -> Double {
 func runToExit(_ arguments: [String], timeout: Double = 10) throws -> (status: Int32, out: String, err: String) {
     var environment = ProcessInfo.processInfo.environment
     environment["DISPLAY"] = ":9999"        // nothing there: bad input must fail before any X
+    // A kiosk's store goes into a folder of this run's own, never the user's.
+    let state = FileManager.default.temporaryDirectory.appendingPathComponent("scratchcard-state-\(getpid())-\(UUID().uuidString)")
+    environment["XDG_STATE_HOME"] = state.path
+    defer { try? FileManager.default.removeItem(at: state) }
     let app = try RunningApp(arguments, environment: environment)
     let status = app.wait(timeout: timeout)
     return (status, app.standardOutput, app.standardError)

@@ -109,3 +109,35 @@ struct OptionsTests {
         }
     }
 }
+
+/// The store's options and commands, read without running anything.
+struct StoreOptionsTests {
+    @Test func storeOptions() throws {
+        guard case .window(let options) = try parseCommand(["--kiosk", "--store", "/s/k.db", "--sold-out", "/s/out.png"]) else {
+            Issue.record("not a window command"); return
+        }
+        #expect(options.store == "/s/k.db" && options.soldOut == "/s/out.png")
+        #expect(configSchema["store"] == .path && configSchema["sold-out"] == .path)
+    }
+
+    @Test func commands() throws {
+        let env = ["XDG_STATE_HOME": "/state"]
+        #expect(try parseCommand(["stock"], environment: env) == .stock(StockOptions(store: "/state/scratchcard/kiosk.db")))
+        #expect(try parseCommand(["stock", "--store", "a.db", "--deck", "d", "--json"], environment: env)
+                == .stock(StockOptions(store: "a.db", deck: "d", json: true)))
+        guard case .simulate(let simulate) = try parseCommand(["simulate", "--deck", "d", "--count", "1000", "--seed", "42", "--json"],
+                                                            environment: env) else { Issue.record("not simulate"); return }
+        #expect(simulate.deck == "d" && simulate.count == 1000 && simulate.seed == 42 && simulate.json && simulate.store == nil)
+        for (arguments, message) in [(["simulate", "--count", "3"], "simulate needs --deck PATH"),
+                                     (["simulate", "--deck", "d"], "simulate needs --count N"),
+                                     (["simulate", "--deck", "d", "--count", "0"], "--count takes a whole number from 1 to 10000000, not '0'"),
+                                     (["simulate", "--deck", "d", "--count", "2", "--seed", "-1"], "--seed takes a whole number"),
+                                     (["stock", "--bogus"], "stock: unknown option '--bogus'")] {
+            #expect(throws: UsageError.self) { try parseCommand(arguments, environment: env) }
+            do { _ = try parseCommand(arguments, environment: env) } catch { #expect(error.message.hasPrefix(message), "\(error.message)") }
+        }
+        if case .help(let text) = try parseCommand(["stock", "--help"]) { #expect(text.contains("usage: scratchcard stock")) }
+        if case .help(let text) = try parseCommand(["simulate", "-h"]) { #expect(text.contains("usage: scratchcard simulate")) }
+        if case .help(let text) = try parseCommand(["--help"]) { #expect(text.contains("--store PATH") && text.contains("SIGHUP")) }
+    }
+}

@@ -85,6 +85,16 @@ struct DeckLoadTests {
         #expect(deck.totalWeight == 4.5)
     }
 
+    @Test("stock: how many of a prize exist, a whole number; absent means unlimited")
+    func stockEntries() throws {
+        let tmp = try TemporaryFolder()
+        try tmp.write("a.png")
+        try tmp.write("b.png")
+        let deckFile = try tmp.write("deck.json", #"{"cards": [{"prize": "a.png", "stock": 3}, {"prize": "b.png"}, {"id": "c", "prize": "a.png", "stock": 0}]}"#)
+        let deck = try Deck.load(path: deckFile)
+        #expect(deck.cards.map(\.stock) == [3, nil, 0])
+    }
+
     @Test("a deck file named relative to the current folder still gives absolute image paths")
     func relativeDeckPath() throws {
         let tmp = try TemporaryFolder()
@@ -118,7 +128,13 @@ struct DeckLoadTests {
         (#"{"cards": [{"prize": "a.png", "weight": 1e308}, {"id": "b", "prize": "a.png", "weight": 1e308}]}"#,
          #"cards[1] ("b"): the weights add up to more than a number can hold"#),
         (#"{"cards": [{"prize": "a.png", "colour": "red"}]}"#,
-         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text)"#),
+         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock)"#),
+        (#"{"cards": [{"prize": "a.png", "stock": -1}]}"#,
+         #"cards[0] ("a"): stock must be a whole number from 0 to 1000000000, not -1"#),
+        (#"{"cards": [{"prize": "a.png", "stock": 2.5}]}"#,
+         #"cards[0] ("a"): stock must be a whole number from 0 to 1000000000, not 2.5"#),
+        (#"{"cards": [{"prize": "a.png", "stock": "3"}]}"#,
+         #"cards[0] ("a"): stock must be a whole number from 0 to 1000000000, not "3""#),
         (#"{"cards": [], "title": "x"}"#,
          #"unknown key "title" (a deck holds "cards" and "cover-text")"#),
         (#"{"cards": [{"prize": "a.png"}, {"prize": "b.png", "id": "a"}]}"#,

@@ -23,8 +23,13 @@ public final class Xvfb {
         var env = ProcessInfo.processInfo.environment
         env["DISPLAY"] = displayName
         env.removeValue(forKey: "XAUTHORITY")
+        // A kiosk keeps its store in $XDG_STATE_HOME: each server's programs get a folder
+        // of their own, so that no test takes up a card another left on show.
+        env["XDG_STATE_HOME"] = stateFolder
         return env
     }
+    /// XDG_STATE_HOME for the programs run against this server; removed by `stop()`.
+    public var stateFolder: String { "/tmp/scratchcard-state-\(getpid())-\(displayNumber)" }
     /// The server's process id; we spawn and reap it ourselves.
     public let pid: pid_t
     private var exited = false
@@ -81,6 +86,7 @@ public final class Xvfb {
     public func stop() {
         guard !exited else { return }
         exited = true
+        try? FileManager.default.removeItem(atPath: stateFolder)
         kill(pid, SIGTERM)
         var status: Int32 = 0
         let deadline = Date().addingTimeInterval(5)

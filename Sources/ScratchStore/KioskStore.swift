@@ -1,0 +1,404 @@
+@preconcurrency import Glibc
+import Foundation
+import ScratchCore
+
+/// The kiosk's store: one SQLite file holding every deal, its outcome, and the card on
+/// show with its strokes. Stock is not stored: what is left is the deck's `stock` minus
+/// the deals counted here, so raising a number in the deck adds prizes.
+///
+/// WAL journal, `synchronous=FULL` (a commit is on the disk when it returns), one
+/// writer: a kiosk holds `PATH.lock` (flock) while it runs, and a second one is refused
+/// at once. Readers (`scratchcard stock`) need no lock. The schema's version is SQLite's
+/// `user_version`; older stores are migrated forward on open, newer ones refused.
+///
+///     let store = try KioskStore(path: path, access: .kiosk)
+///     if let deal = try store.deal(card, shownAt: now, ending: nil) { ... }
+///
+/// Schema 1:
+///
+///     deals(seq INTEGER PRIMARY KEY, deal TEXT UNIQUE, card, prize, cover, shown_at,
+///           last_touch, revealed_how, reveal_ms, reveal_fraction)
+///     outcomes(deal TEXT PRIMARY KEY, outcome, how, fraction, reveal_ms, duration_ms, ended_at)
+///     strokes(batch INTEGER PRIMARY KEY, deal, lines)      -- the card on show's only
+public final class KioskStore: PrizeLedger, CardOnShowStore {
+    /// How a store is opened.
+    public enum Access: Sendable {
+        /// The kiosk: created if missing, written, locked against a second kiosk.
+        case kiosk
+        /// Reading only (`stock`, `log-summary`): never created, never locked, never written.
+        case read
+    }
+
+    public let path: String
+    private let connection: SQLiteConnection
+    /// The lock file's descriptor while this store holds it.
+    private var lockDescriptor: Int32 = -1
+
+    /// The schema this program writes.
+    public static let schemaVersion = 1
+    /// SQLite's `application_id` for our stores: "SCRD".
+    static let applicationID = 0x5343_5244
+
+    /// The default kiosk store: `$XDG_STATE_HOME/scratchcard/kiosk.db`, else
+    /// `~/.local/state/scratchcard/kiosk.db`.
+    public static func defaultPath(environment: [String: String]) -> String {
+        if let state = environment["XDG_STATE_HOME"], state.hasPrefix("/") { return state + "/scratchcard/kiosk.db" }
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? homeFromPasswd()
+        return home + "/.local/state/scratchcard/kiosk.db"
+    }
+
+    public init(path: String, access: Access) throws(StoreError) {
+        self.path = path
+        if access == .kiosk {
+            let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
+            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+                try Self.makeFolders(folder, for: path)
+            }
+            lockDescriptor = try Self.lock(path)
+        } else if !FileManager.default.fileExists(atPath: path) {
+            throw StoreError(path: path, kind: .other, message: "no store there")
+        }
+        let held = lockDescriptor
+        let isNew = access == .kiosk && !FileManager.default.fileExists(atPath: path)
+        do {
+            connection = try SQLiteConnection(path: path, readOnly: access == .read)
+            // The deals are the operator's business: the file (and the WAL and shared-memory
+            // files SQLite makes beside it, with the same mode) private to the user.
+            if isNew { _ = chmod(path, 0o600) }
+        } catch {
+            if held >= 0 { close(held) }
+            throw error
+        }
+        do {
+            try connection.execute("PRAGMA busy_timeout = 2000")
+            if access == .kiosk {
+                // WAL: readers see the last commit while the kiosk writes; FULL: each
+                // commit is synced before it returns (a power cut keeps it).
+                try connection.execute("PRAGMA journal_mode = WAL")
+                try connection.execute("PRAGMA synchronous = FULL")
+            }
+            try checkIntegrity()
+            if access == .kiosk { try migrate() } else { try checkVersion(allowEmpty: false) }
+        } catch {
+            unlock()
+            throw error
+        }
+    }
+
+    /// A store in memory holding a copy of the store at `path` (or nothing, when nil):
+    /// `simulate` deals from it and leaves the real one untouched.
+    public init(copyOf source: String?) throws(StoreError) {
+        path = ":memory:"
+        connection = try SQLiteConnection(path: ":memory:")
+        if let source {
+            let original = try KioskStore(path: source, access: .read)
+            try original.connection.copy(into: connection)
+        }
+        try migrate()
+    }
+
+    deinit { unlock() }
+
+    private func unlock() {
+        if lockDescriptor >= 0 { close(lockDescriptor); lockDescriptor = -1 }
+    }
+
+    /// Takes `PATH.lock` (flock, never waiting) and writes our pid into it; a store held
+    /// by a running kiosk is `.locked`, naming its pid. The kernel drops the lock when the
+    /// holder dies, kill -9 included.
+    private static func lock(_ path: String) throws(StoreError) -> Int32 {
+        let lockPath = path + ".lock"
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            let code = errno
+            throw StoreError(path: path, kind: code == ENOSPC ? .full : .cannotWrite,
+                             message: code == ENOSPC ? "the disk is full (cannot create the lock file \(lockPath))"
+                                 : "cannot write in the store's folder (the lock file \(lockPath): \(String(cString: strerror(code))))")
+        }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            var bytes = [UInt8](repeating: 0, count: 32)
+            let n = pread(fd, &bytes, 31, 0)
+            close(fd)
+            let digits = n > 0 ? bytes[..<n].prefix { $0 >= 48 && $0 <= 57 } : []
+            let pid = digits.isEmpty ? "?" : String(decoding: digits, as: UTF8.self)
+            throw StoreError(path: path, kind: .locked, message: "the store is in use by another running scratchcard (pid \(pid))")
+        }
+        let text = Array("\(getpid())\n".utf8)
+        _ = ftruncate(fd, 0)
+        _ = text.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, 0) }
+        return fd
+    }
+
+    /// `mkdir -p`, mode 0700 for the folders it makes; errno's reason on failure.
+    private static func makeFolders(_ folder: String, for path: String) throws(StoreError) {
+        var partial = folder.hasPrefix("/") ? "" : "."
+        for part in folder.split(separator: "/") {
+            partial += "/" + part
+            if mkdir(partial, 0o700) != 0 && errno != EEXIST {
+                let code = errno
+                throw StoreError(path: path, kind: code == ENOSPC ? .full : .cannotWrite,
+                                 message: "cannot create the store's folder \(partial): \(String(cString: strerror(code)))")
+            }
+        }
+    }
+
+    /// The user's home folder from the password database, when HOME says nothing usable.
+    private static func homeFromPasswd() -> String {
+        guard let entry = getpwuid(getuid()), let dir = entry.pointee.pw_dir else { return "/" }
+        return String(cString: dir)
+    }
+
+    /// `PRAGMA quick_check`: a damaged or truncated file is `.corrupt`.
+    private func checkIntegrity() throws(StoreError) {
+        let check = try connection.prepare("PRAGMA quick_check")
+        var problems: [String] = []
+        while try check.step() { problems.append(check.text(0)) }
+        guard problems == ["ok"] else {
+            throw StoreError(path: path, kind: .corrupt, message: "the store is damaged (\(problems.prefix(3).joined(separator: "; ")))")
+        }
+    }
+
+    /// The version, checked: ours, older (to migrate), or empty; a newer one or another
+    /// program's database is refused.
+    @discardableResult
+    private func checkVersion(allowEmpty: Bool) throws(StoreError) -> Int {
+        let version = try connection.integer("PRAGMA user_version")
+        let application = try connection.integer("PRAGMA application_id")
+        let tables = try connection.integer("SELECT count(*) FROM sqlite_master")
+        if version > Self.schemaVersion {
+            throw StoreError(path: path, kind: .newerSchema,
+                             message: "the store was written by a newer scratchcard (schema \(version); this one knows up to \(Self.schemaVersion)); upgrade scratchcard or give another --store")
+        }
+        if tables > 0 && application != Self.applicationID {
+            throw StoreError(path: path, kind: .other, message: "not a scratchcard store (another program's SQLite database)")
+        }
+        if version == 0 && !allowEmpty {
+            throw StoreError(path: path, kind: .other, message: "an empty store (no kiosk has used it yet)")
+        }
+        return version
+    }
+
+    /// Brings the schema up to `schemaVersion`, one step per version, each in a
+    /// transaction of its own.
+    private func migrate() throws(StoreError) {
+        var version = try checkVersion(allowEmpty: true)
+        while version < Self.schemaVersion {
+            let step = Self.migrations[version]
+            try connection.transaction { () throws(StoreError) in
+                try connection.execute(step)
+                try connection.execute("PRAGMA user_version = \(version + 1)")
+                try connection.execute("PRAGMA application_id = \(Self.applicationID)")
+            }
+            version += 1
+        }
+    }
+
+    /// `migrations[n]` takes a store from version n to n + 1.
+    static let migrations = [
+        """
+        CREATE TABLE deals(
+            seq INTEGER PRIMARY KEY,
+            deal TEXT NOT NULL UNIQUE,
+            card TEXT NOT NULL,
+            prize TEXT NOT NULL,
+            cover TEXT,
+            shown_at REAL NOT NULL,
+            last_touch REAL,
+            revealed_how TEXT,
+            reveal_ms INTEGER,
+            reveal_fraction REAL);
+        CREATE INDEX deals_by_card ON deals(card);
+        CREATE TABLE outcomes(
+            deal TEXT PRIMARY KEY REFERENCES deals(deal),
+            outcome TEXT NOT NULL CHECK (outcome IN ('revealed', 'abandoned', 'quit')),
+            how TEXT,
+            fraction REAL NOT NULL,
+            reveal_ms INTEGER,
+            duration_ms INTEGER NOT NULL,
+            ended_at REAL NOT NULL) WITHOUT ROWID;
+        CREATE TABLE strokes(
+            batch INTEGER PRIMARY KEY,
+            deal TEXT NOT NULL REFERENCES deals(deal),
+            lines TEXT NOT NULL);
+        CREATE INDEX strokes_by_deal ON strokes(deal);
+        """,
+    ]
+
+    // MARK: PrizeLedger
+
+    public func dealtCounts() throws(StoreError) -> [String: Int] {
+        let query = try connection.prepare("SELECT card, count(*) FROM deals GROUP BY card")
+        var counts: [String: Int] = [:]
+        while try query.step() { counts[query.text(0)] = query.integer(1) }
+        return counts
+    }
+
+    public func deal(_ card: DeckCard, shownAt: Double,
+                     ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> DealID? {
+        try connection.transaction { () throws(StoreError) -> DealID? in
+            if let stock = card.stock {
+                let dealt = try connection.prepare("SELECT count(*) FROM deals WHERE card = ?")
+                try dealt.bind(.text(card.id))
+                // Checked before anything is written: a refusal commits nothing.
+                guard try dealt.step(), dealt.integer(0) < stock else { return nil }
+            }
+            if let ending { try writeOutcome(ending.deal, ending.outcome) }
+            let id = DealID.random()
+            try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
+                .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
+            return id
+        }
+    }
+
+    @discardableResult
+    public func finish(_ deal: DealID, outcome: OutcomeRecord) throws(StoreError) -> Bool {
+        try connection.transaction { () throws(StoreError) -> Bool in try writeOutcome(deal, outcome) }
+    }
+
+    /// Inside a transaction: the outcome (once; false if it had one) and the end of the
+    /// deal's strokes, which only the card on show needs.
+    @discardableResult
+    private func writeOutcome(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
+        try connection.prepare("""
+            INSERT OR IGNORE INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms, ended_at)
+            SELECT deal, ?, ?, ?, ?, ?, ? FROM deals WHERE deal = ?
+            """).bind(.text(outcome.outcome.rawValue), .optional(outcome.how?.rawValue), .real(outcome.fraction),
+                      .optional(outcome.revealMilliseconds), .integer(outcome.durationMilliseconds),
+                      .real(Date().timeIntervalSince1970), .text(deal.text)).run()
+        let written = connection.changes > 0
+        try connection.prepare("DELETE FROM strokes WHERE deal = ?").bind(.text(deal.text)).run()
+        return written
+    }
+
+    public func stockReport(deck: Deck?) throws(StoreError) -> [StockLine] {
+        let query = try connection.prepare("""
+            SELECT d.card, count(*), count(o.outcome = 'revealed' OR NULL), count(o.outcome = 'abandoned' OR NULL),
+                   count(o.outcome = 'quit' OR NULL)
+            FROM deals d LEFT JOIN outcomes o ON o.deal = d.deal GROUP BY d.card
+            """)
+        var counted: [String: StockLine] = [:]
+        while try query.step() {
+            let id = query.text(0)
+            counted[id] = StockLine(cardID: id, stock: nil, dealt: query.integer(1), revealed: query.integer(2),
+                                    abandoned: query.integer(3), quit: query.integer(4))
+        }
+        var lines: [StockLine] = []
+        for card in deck?.cards ?? [] {
+            var line = counted.removeValue(forKey: card.id)
+                ?? StockLine(cardID: card.id, stock: nil, dealt: 0, revealed: 0, abandoned: 0, quit: 0)
+            line.stock = card.stock
+            lines.append(line)
+        }
+        return lines + counted.keys.sorted().map { counted[$0]! }
+    }
+
+    // MARK: CardOnShowStore
+
+    public func pendingDeal() throws(StoreError) -> PendingDeal? {
+        let query = try connection.prepare("""
+            SELECT deal, card, prize, cover, shown_at, last_touch, revealed_how, reveal_ms, reveal_fraction FROM deals
+            WHERE NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.deal = deals.deal) ORDER BY seq DESC LIMIT 1
+            """)
+        guard try query.step() else { return nil }
+        let deal = DealID(query.text(0))
+        var reveal: (how: RevealCause, afterMilliseconds: Int, fraction: Double)?
+        if let how = query.optionalText(6).flatMap(RevealCause.init(rawValue:)) {
+            reveal = (how, query.optionalInteger(7) ?? 0, query.optionalReal(8) ?? 0)
+        }
+        var pending = PendingDeal(deal: deal, cardID: query.text(1), prize: query.text(2), cover: query.optionalText(3),
+                                  shownAt: query.real(4), lastTouch: query.optionalReal(5), reveal: reveal, strokes: "")
+        let strokes = try connection.prepare("SELECT lines FROM strokes WHERE deal = ? ORDER BY batch")
+        try strokes.bind(.text(deal.text))
+        while try strokes.step() { pending.strokes += strokes.text(0) }
+        return pending
+    }
+
+    /// Every deal without an outcome, oldest first (there is at most one unless
+    /// something went wrong; the kiosk ends the others).
+    public func pendingDeals() throws(StoreError) -> [DealID] {
+        let query = try connection.prepare("""
+            SELECT deal FROM deals WHERE NOT EXISTS (SELECT 1 FROM outcomes o WHERE o.deal = deals.deal) ORDER BY seq
+            """)
+        var deals: [DealID] = []
+        while try query.step() { deals.append(DealID(query.text(0))) }
+        return deals
+    }
+
+    public func saveStrokes(_ deal: DealID, lines: String, lastTouch: Double) throws(StoreError) {
+        try connection.transaction { () throws(StoreError) in
+            try connection.prepare("INSERT INTO strokes(deal, lines) VALUES (?, ?)").bind(.text(deal.text), .text(lines)).run()
+            try connection.prepare("UPDATE deals SET last_touch = ? WHERE deal = ?").bind(.real(lastTouch), .text(deal.text)).run()
+        }
+    }
+
+    public func saveReveal(_ deal: DealID, how: RevealCause, afterMilliseconds: Int, fraction: Double) throws(StoreError) {
+        try connection.transaction { () throws(StoreError) in
+            try connection.prepare("UPDATE deals SET revealed_how = ?, reveal_ms = ?, reveal_fraction = ? WHERE deal = ?")
+                .bind(.text(how.rawValue), .integer(afterMilliseconds), .real(fraction), .text(deal.text)).run()
+        }
+    }
+
+    // MARK: Reading
+
+    /// Every ended deal as an outcome-log record, in the order dealt.
+    public func outcomeRecords() throws(StoreError) -> [OutcomeRecord] {
+        let query = try connection.prepare("""
+            SELECT d.shown_at, d.card, d.prize, o.outcome, o.how, o.fraction, o.reveal_ms, o.duration_ms
+            FROM deals d JOIN outcomes o ON o.deal = d.deal ORDER BY d.seq
+            """)
+        var records: [OutcomeRecord] = []
+        while try query.step() {
+            guard let outcome = CardOutcome(rawValue: query.text(3)) else { continue }
+            records.append(OutcomeRecord(shownAt: query.real(0), cardID: query.text(1), prize: query.text(2), outcome: outcome,
+                                         how: query.optionalText(4).flatMap(RevealCause.init(rawValue:)),
+                                         fraction: query.real(5), revealMilliseconds: query.optionalInteger(6),
+                                         durationMilliseconds: query.integer(7)))
+        }
+        return records
+    }
+
+    /// Every deal id with its card and how many outcomes it has (0 or 1), in order: for
+    /// tests and checks.
+    public func dealsWithOutcomeCounts() throws(StoreError) -> [(deal: DealID, card: String, outcomes: Int)] {
+        let query = try connection.prepare("""
+            SELECT d.deal, d.card, (SELECT count(*) FROM outcomes o WHERE o.deal = d.deal) FROM deals d ORDER BY d.seq
+            """)
+        var rows: [(deal: DealID, card: String, outcomes: Int)] = []
+        while try query.step() { rows.append((DealID(query.text(0)), query.text(1), query.integer(2))) }
+        return rows
+    }
+
+    /// Writes the whole store into a new file at `path` (`VACUUM INTO`).
+    public func write(to path: String) throws(StoreError) {
+        try connection.prepare("VACUUM INTO ?").bind(.text(path)).run()
+    }
+
+    /// True when the file at `path` starts as an SQLite database does.
+    public static func isStoreFile(_ path: String) -> Bool {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var header = [UInt8](repeating: 0, count: 16)
+        guard read(fd, &header, 16) == 16 else { return false }
+        return header == Array("SQLite format 3\0".utf8)
+    }
+
+    /// A damaged store moved aside as `PATH.corrupt-YYYYMMDD-HHMMSS` (its WAL beside it),
+    /// so that a new one can start; returns the new name.
+    public static func moveAside(_ path: String) throws(StoreError) -> String {
+        var now = time(nil)
+        var parts = tm()
+        gmtime_r(&now, &parts)
+        var buffer = [CChar](repeating: 0, count: 32)
+        let count = strftime(&buffer, buffer.count, "%Y%m%d-%H%M%S", &parts)
+        let stamp = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var aside = "\(path).corrupt-\(stamp)", n = 2
+        while access(aside, F_OK) == 0 { aside = "\(path).corrupt-\(stamp)-\(n)"; n += 1 }
+        guard rename(path, aside) == 0 else {
+            throw StoreError(path: path, kind: .cannotWrite, message: "cannot move the damaged store aside: \(String(cString: strerror(errno)))")
+        }
+        _ = rename(path + "-wal", aside + "-wal")
+        _ = unlink(path + "-shm")
+        return aside
+    }
+}

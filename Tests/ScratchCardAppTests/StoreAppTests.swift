@@ -1,0 +1,325 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import ScratchStore
+import XvfbSupport
+
+/// The kiosk's store as a user meets it: a card that survives kill -9, stock that runs
+/// out honestly, the operator's commands, and the events that name the deal.
+@Suite(.serialized) struct StoreAppTests {
+    static let size = PixelSize(width: 160, height: 120)
+    static let red = RGBA(r: 220, g: 30, b: 40), green = RGBA(r: 30, g: 200, b: 60), blue = RGBA(r: 20, g: 40, b: 230)
+
+    static func deck(_ stocks: [Int?] = [3, 2, nil]) throws -> StockedDeck {
+        let colours = [red, green, blue]
+        let ids = ["bike", "cup", "sorry"]
+        return try StockedDeck(stocks.enumerated().map { StockedDeck.Entry(id: ids[$0.offset], colour: colours[$0.offset], stock: $0.element) },
+                               size: size)
+    }
+
+    @Test("kill -9 mid-scratch: the restarted kiosk shows the same card (same deal, resumed) with the same scratches as a replay of the store")
+    func resumesAfterKill() throws {
+        let deck = try Self.deck(); defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let first = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { first.cardShown?.deal != nil })
+        let shown = try #require(first.cardShown)
+        try server.drag(window: window, from: (10, 20), through: [(50, 40), (90, 30), (150, 100)])
+        try server.xdotool("mousemove", "20", "100", "mousedown", "1", "mousemove", "60", "110", "mousemove", "70", "60")
+        usleep(400_000)     // past the 200 ms flush, the pen still down
+        kill(first.pid, SIGKILL)
+        first.wait()
+        try server.xdotool("mouseup", "1")
+
+        let second = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        defer { kill(second.pid, SIGKILL) }
+        let window2 = try server.scratchcardWindow()
+        #expect(waitUntil { second.cardShown != nil })
+        let again = try #require(second.cardShown)
+        #expect(again.card == shown.card && again.deal == shown.deal && again.resumed, "\(second.standardOutput)")
+        #expect(second.events.first?["resumed"] as? Bool == true)
+        let store = try KioskStore(path: deck.store, access: .read)
+        let expected = try #require(try deck.expectedImage(store: store, brush: 16))
+        #expect(expected.deal.deal.text == shown.deal)
+        // Both drags are there: the second's last point too (saved while the pen was down).
+        #expect(expected.deal.strokes.contains("m 0 70.5 60.5"), "\(expected.deal.strokes)")
+        let image = try server.waitForPixels(window: window2) { differingPixels($0, expected.image) == 0 }
+        #expect(differingPixels(image, expected.image) == 0)
+        #expect(image[150, 100] == deck.colour(of: shown.card) && image[5, 115] == StockedDeck.cover)
+    }
+
+    @Test("restarted on a larger screen: the same card, its scratches carried over scaled (as a resize does), equal to the store's replay")
+    func resumesOnAnotherScreenSize() throws {
+        let deck = try Self.deck([nil]); defer { deck.remove() }
+        do {
+            let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+            let first = try RunningApp(deck.kioskArguments(), environment: server.environment)
+            let window = try server.scratchcardWindow()
+            #expect(waitUntil { first.cardShown?.deal != nil })
+            try server.drag(window: window, from: (10, 20), through: [(80, 60), (150, 30)])
+            usleep(400_000)
+            kill(first.pid, SIGKILL)
+            first.wait()
+        }
+        let large = PixelSize(width: 320, height: 240)
+        let server = try Xvfb(width: large.width, height: large.height); defer { server.stop() }
+        let second = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        defer { kill(second.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { second.cardShown?.resumed == true }, "\(second.standardOutput) \(second.standardError)")
+        let store = try KioskStore(path: deck.store, access: .read)
+        let expected = try #require(try deck.expectedImage(store: store, brush: 16, screen: large))
+        #expect(expected.deal.strokes.hasPrefix("c 160 120 16\n"))
+        let image = try server.waitForPixels(window: window) { differingPixels($0, expected.image) == 0 }
+        #expect(differingPixels(image, expected.image) == 0)
+        // The stroke from (10, 20) to (80, 60) on the small screen is at twice that here.
+        #expect(image[90, 80] == Self.red && image[300, 220] == StockedDeck.cover)
+    }
+
+    @Test("a revealed card stays revealed after kill -9 until its idle reset; then a new deal, the old one revealed once")
+    func revealedStaysRevealed() throws {
+        let deck = try Self.deck([nil]); defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let first = try RunningApp(deck.kioskArguments(brush: 40, idleReset: 4), environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { first.cardShown?.deal != nil })
+        for y in [20, 60, 100] { try server.drag(window: window, from: (0, y), through: [(80, y), (159, y)]) }
+        #expect(waitUntil { first.eventNames.contains("revealed") })
+        let deal = try #require(first.cardShown?.deal)
+        usleep(100_000)
+        kill(first.pid, SIGKILL)
+        first.wait()
+
+        let second = try RunningApp(deck.kioskArguments(brush: 40, idleReset: 4), environment: server.environment)
+        defer { kill(second.pid, SIGKILL) }
+        let window2 = try server.scratchcardWindow()
+        #expect(waitUntil { second.cardShown != nil })
+        #expect(second.cardShown?.deal == deal && second.cardShown?.resumed == true)
+        let image = try server.waitForPixels(window: window2) { $0[2, 2] == Self.red && $0[157, 117] == Self.red }
+        #expect(image[2, 2] == Self.red && image[157, 117] == Self.red, "the whole prize shows")
+        // No second reveal event: it was revealed before.
+        #expect(!second.eventNames.contains("revealed"))
+        // The idle reset goes on from the reveal, not from the restart: a new card within the 4 s.
+        #expect(waitUntil(timeout: 10) { second.eventNames.contains("new-card") })
+        let store = try KioskStore(path: deck.store, access: .read)
+        let rows = try store.dealsWithOutcomeCounts()
+        #expect(rows.count == 2 && rows[0].deal.text == deal && rows[0].outcomes == 1 && rows[1].outcomes == 0)
+        #expect(try store.outcomeRecords().map(\.outcome) == [.revealed])
+    }
+
+    @Test("a scratched card left past its abandon time before the restart is abandoned at start")
+    func abandonedAtStart() throws {
+        let deck = try Self.deck([nil]); defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let first = try RunningApp(deck.kioskArguments(abandonReset: 1), environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { first.cardShown?.deal != nil })
+        let deal = try #require(first.cardShown?.deal)
+        try server.drag(window: window, from: (10, 20), through: [(50, 40)])
+        usleep(300_000)
+        kill(first.pid, SIGKILL)
+        first.wait()
+        usleep(1_200_000)       // past the abandon time, while nothing runs
+        let second = try RunningApp(deck.kioskArguments(abandonReset: 1, extra: ["--log", deck.log]), environment: server.environment)
+        defer { kill(second.pid, SIGKILL) }
+        #expect(waitUntil { second.eventNames.contains("new-card") })
+        #expect(second.events.first?["deal"] as? String == deal)
+        let store = try KioskStore(path: deck.store, access: .read)
+        #expect(try store.outcomeRecords().map(\.outcome) == [.abandoned])
+        // --log has the line, written after the commit.
+        let (records, _) = try OutcomeLog.read(path: deck.log)
+        #expect(records.map(\.outcome) == [.abandoned])
+    }
+
+    @Test("a kiosk that exhausts a fully stocked deck shows the sold-out card; SIGHUP after the deck gains stock deals again")
+    func soldOutThenRestocked() throws {
+        let deck = try Self.deck([2]); defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let app = try RunningApp(deck.kioskArguments(abandonReset: 0.3), environment: server.environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        // Two deals: the first, then a scratch and the abandon reset gives the second; the third is sold out.
+        #expect(waitUntil { app.cardShown?.deal != nil })
+        for n in 1...2 {
+            try server.drag(window: window, from: (10, 20), through: [(30, 30)])
+            #expect(waitUntil { app.eventNames.filter { $0 == "new-card" }.count == n }, "\(app.eventNames)")
+        }
+        #expect(waitUntil { app.eventNames.contains("sold-out") }, "\(app.eventNames)")
+        #expect(app.cardShown?.card == "sold-out" && app.cardShown?.deal == nil)
+        #expect(app.standardError.contains("all prizes have been given away"))
+        // The built-in card shows (its dark blue-grey), and scratching it does nothing.
+        let soldOut = try server.waitForPixels(window: window) { $0[80, 5].b > $0[80, 5].r && $0[80, 5].r < 80 }
+        #expect(soldOut[80, 5].r < 80, "\(soldOut[80, 5])")
+        let before = app.eventNames.count
+        try server.drag(window: window, from: (10, 20), through: [(150, 100)])
+        usleep(700_000)
+        #expect(app.eventNames.count == before, "the sold-out card takes no scratches and deals nothing: \(app.eventNames)")
+        let counts = try KioskStore(path: deck.store, access: .read).dealtCounts()
+        #expect(counts == ["bike": 2])
+
+        try deck.writeDeck([StockedDeck.Entry(id: "bike", colour: Self.red, stock: 3)])
+        kill(app.pid, SIGHUP)
+        #expect(waitUntil { app.cardShown?.card == "bike" }, "\(app.eventNames) \(app.standardError)")
+        #expect(app.process.isRunning, "SIGHUP reloads, it does not end the kiosk")
+        #expect(app.standardError.contains("SIGHUP: reloaded the deck"))
+        let fresh = try server.waitForPixels(window: window) { $0[80, 60] == StockedDeck.cover }
+        #expect(fresh[80, 60] == StockedDeck.cover)
+        #expect(try KioskStore(path: deck.store, access: .read).dealtCounts() == ["bike": 3])
+    }
+
+    @Test("--sold-out IMAGE: a deck with nothing left at start shows that image at once, says sold-out, and deals nothing on a touch")
+    func ownSoldOutCard() throws {
+        let deck = try Self.deck([0]); defer { deck.remove() }
+        let purple = RGBA(r: 120, g: 20, b: 160)
+        let image = try App.solidPNG(purple, size: Self.size, in: deck.folder, name: "gone.png")
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let app = try RunningApp(deck.kioskArguments(abandonReset: 0.3, extra: ["--sold-out", image]), environment: server.environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.eventNames.contains("sold-out") }, "\(app.eventNames) \(app.standardError)")
+        #expect(app.cardShown?.card == "sold-out" && app.cardShown?.deal == nil)
+        let shown = try server.waitForPixels(window: window) { $0[80, 60] == purple }
+        #expect(shown[80, 60] == purple && shown[2, 2] == purple)
+        try server.drag(window: window, from: (10, 20), through: [(150, 100)])
+        usleep(800_000)
+        #expect(app.eventNames == ["ready", "sold-out"], "\(app.eventNames)")
+        #expect(try KioskStore(path: deck.store, access: .read).dealtCounts().isEmpty)
+    }
+
+    @Test("a store held by another running kiosk: exit 2 at once with a message naming the store and the pid")
+    func secondKioskRefused() throws {
+        let deck = try Self.deck(); defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let first = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        defer { kill(first.pid, SIGKILL) }
+        #expect(waitUntil { first.cardShown != nil })
+        let started = Date()
+        let second = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        #expect(second.wait(timeout: 10) == 2)
+        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(second.standardError.contains("\(deck.store): the store is in use by another running scratchcard (pid \(first.pid))"),
+                "\(second.standardError)")
+    }
+
+    @Test("a corrupt or truncated store is moved aside (kiosk.db.corrupt-TIMESTAMP), said on stderr and in --log, and a new one started; the next start is clean",
+          arguments: ["garbage", "truncated"])
+    func corruptStoreMovedAside(damage: String) throws {
+        let deck = try Self.deck(); defer { deck.remove() }
+        try FileManager.default.createDirectory(atPath: (deck.store as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if damage == "garbage" {
+            try Data(repeating: 0x42, count: 8192).write(to: URL(fileURLWithPath: deck.store))
+        } else {
+            // A store of some hundred deals, cut in the middle as a failing disk might.
+            do {
+                let store = try KioskStore(path: deck.store, access: .kiosk)
+                var previous: DealID?
+                for n in 0..<400 {
+                    previous = try store.deal(DeckCard(id: "sorry", prize: "/p/sorry.png"), shownAt: Double(n),
+                                              ending: previous.map { ($0, OutcomeRecord(shownAt: 0, cardID: "", prize: "", outcome: .revealed,
+                                                                                        how: nil, fraction: 1, revealMilliseconds: nil, durationMilliseconds: 1)) })
+                }
+            }
+            let url = URL(fileURLWithPath: deck.store)
+            let bytes = try Data(contentsOf: url)
+            try bytes.prefix(bytes.count / 2).write(to: url)
+            try? FileManager.default.removeItem(atPath: deck.store + "-wal")
+        }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        for run in 0..<2 {
+            let app = try RunningApp(deck.kioskArguments(extra: ["--log", deck.log]), environment: server.environment)
+            #expect(waitUntil { app.cardShown?.deal != nil }, "\(app.standardError)")
+            kill(app.pid, SIGTERM)
+            #expect(app.wait() == 0)
+            let moved = app.standardError.contains("the store is damaged") && app.standardError.contains("moved aside as \(deck.store).corrupt-")
+            #expect(moved == (run == 0), "\(app.standardError)")
+        }
+        let folder = (deck.store as NSString).deletingLastPathComponent
+        let aside = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix("kiosk.db.corrupt-") && !$0.hasSuffix("-wal") }
+        #expect(aside.count == 1, "\(aside)")
+        let log = try String(contentsOfFile: deck.log, encoding: .utf8)
+        #expect(log.contains("\"notice\":\"store-moved-aside\""))
+        let (records, damaged) = try OutcomeLog.read(path: deck.log)
+        #expect(damaged == 0 && records.map(\.outcome) == [.quit, .quit])
+    }
+
+    @Test("a store from a newer schema: exit 2 with a clear message, the file left alone")
+    func newerSchemaRefused() throws {
+        let deck = try Self.deck(); defer { deck.remove() }
+        do { _ = try KioskStore(path: deck.store, access: .kiosk) }
+        let result0 = try runCommand(["simulate", "--deck", deck.deck, "--count", "1", "--store", deck.store])
+        #expect(result0.status == 0, "\(result0.err)")
+        // Bump the version as a newer program would have.
+        let bump = Process()
+        bump.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        bump.arguments = [deck.store, "PRAGMA user_version = 9"]
+        try bump.run(); bump.waitUntilExit()
+        let result = try runCommand(deck.kioskArguments())
+        #expect(result.status == 2)
+        #expect(result.err.contains("\(deck.store): the store was written by a newer scratchcard (schema 9"), "\(result.err)")
+        let stock = try runCommand(["stock", "--store", deck.store])
+        #expect(stock.status == 2 && stock.err.contains("newer scratchcard"))
+    }
+
+    @Test("simulate --count 1000 with stock 3, 2 and unlimited never deals the first more than 3 times; the real store untouched")
+    func simulateHonoursStock() throws {
+        let deck = try Self.deck([3, 2, nil]); defer { deck.remove() }
+        for seed in ["1", "2", "3"] {
+            let result = try runCommand(["simulate", "--deck", deck.deck, "--count", "1000", "--seed", seed, "--json"])
+            #expect(result.status == 0, "\(result.err)")
+            let lines = result.out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            let dealt = Dictionary(uniqueKeysWithValues: lines.map { ($0["card"] as! String, $0["dealt"] as! Int) })
+            #expect(dealt["bike"]! <= 3 && dealt["cup"]! <= 2 && dealt.values.reduce(0, +) == 1000, "\(dealt)")
+            #expect(dealt["bike"] == 3 && dealt["cup"] == 2, "1000 draws use up both stocks: \(dealt)")
+        }
+        // From a store that dealt 2 bikes already: at most 1 more; the store keeps its 2.
+        do {
+            let store = try KioskStore(path: deck.store, access: .kiosk)
+            let bike = DeckCard(id: "bike", prize: "b", stock: 3)
+            let a = try store.deal(bike, shownAt: 1, ending: nil)!
+            _ = try store.deal(bike, shownAt: 2, ending: (a, OutcomeRecord(shownAt: 1, cardID: "bike", prize: "b", outcome: .revealed,
+                                                                              how: .threshold, fraction: 1, revealMilliseconds: 1, durationMilliseconds: 2)))
+        }
+        let result = try runCommand(["simulate", "--deck", deck.deck, "--count", "1000", "--store", deck.store])
+        #expect(result.out.contains("bike: dealt 1 (stock 3, left 0)"), "\(result.out)")
+        #expect(try KioskStore(path: deck.store, access: .read).dealtCounts() == ["bike": 2])
+        // A deck with only stocked cards: sold out after 5.
+        let stocked = try Self.deck([3, 2]); defer { stocked.remove() }
+        let out = try runCommand(["simulate", "--deck", stocked.deck, "--count", "1000"]).out
+        #expect(out.contains("dealt=5 sold_out_after=5"), "\(out)")
+    }
+
+    @Test("stock: per card stock, dealt, left, revealed, abandoned (and --json); log-summary reads the store")
+    func stockAndLogSummary() throws {
+        let deck = try Self.deck([3, 2, nil]); defer { deck.remove() }
+        do {
+            let store = try KioskStore(path: deck.store, access: .kiosk)
+            let bike = DeckCard(id: "bike", prize: "b", stock: 3), sorry = DeckCard(id: "sorry", prize: "s")
+            func outcome(_ o: CardOutcome) -> OutcomeRecord {
+                OutcomeRecord(shownAt: 1_800_000_000, cardID: "", prize: "", outcome: o, how: o == .revealed ? .threshold : nil,
+                              fraction: 0.7, revealMilliseconds: nil, durationMilliseconds: 5)
+            }
+            let a = try store.deal(bike, shownAt: 1_800_000_000, ending: nil)!
+            let b = try store.deal(sorry, shownAt: 1_800_000_001, ending: (a, outcome(.revealed)))!
+            _ = try store.deal(bike, shownAt: 1_800_000_002, ending: (b, outcome(.abandoned)))!
+        }
+        let text = try runCommand(["stock", "--store", deck.store, "--deck", deck.deck])
+        #expect(text.status == 0, "\(text.err)")
+        #expect(text.out == """
+            bike: stock 3 dealt 2 left 1 revealed 1 abandoned 0 quit 0
+            cup: stock 2 dealt 0 left 2 revealed 0 abandoned 0 quit 0
+            sorry: stock unlimited dealt 1 left unlimited revealed 0 abandoned 1 quit 0
+
+            """, "\(text.out)")
+        let json = try runCommand(["stock", "--store", deck.store, "--deck", deck.deck, "--json"]).out
+        let first = try #require(json.split(separator: "\n").first)
+        #expect(first == #"{"card":"bike","stock":3,"dealt":2,"left":1,"revealed":1,"abandoned":0,"quit":0}"#)
+        let summary = try runCommand(["log-summary", deck.store])
+        #expect(summary.status == 0)
+        #expect(summary.out.hasPrefix("cards: 2\nby outcome: revealed 1 abandoned 1 quit 0\n"), "\(summary.out)")
+        // No store there: a clear error, exit 2.
+        let missing = try runCommand(["stock", "--store", deck.folder.appendingPathComponent("nope.db").path])
+        #expect(missing.status == 2 && missing.err.contains("nope.db: no store there"), "\(missing.err)")
+    }
+}
