@@ -126,14 +126,26 @@ public final class X11Window {
     /// Maps the window (`XMapWindow`) and waits, at most `timeout` seconds, until the
     /// server has shown it (the first Expose, or MapNotify). The events read meanwhile
     /// are kept and come first from `nextEvents`. Returns false on timeout.
+    ///
+    /// While no MapNotify has come, the request is sent again every `askAgainAfter`
+    /// seconds: under a window manager, XMapWindow only asks it to map the window, and a
+    /// manager that is still starting up (a kiosk session starts both at once) can drop
+    /// the request; Openbox does, under load. Mapping again is harmless otherwise.
     @discardableResult
-    public func map(timeout: Double = 5) -> Bool {
+    public func map(timeout: Double = 10, askAgainAfter: Double = 1) -> Bool {
         XMapWindow(display.handle, handle)
         mapRequested = true
         display.flush()
         let deadline = monotonicSeconds() + timeout
+        var askAgainAt = monotonicSeconds() + askAgainAfter
         while true {
-            let events = nextEvents(timeout: max(0, deadline - monotonicSeconds()))
+            let now = monotonicSeconds()
+            if !sawMapNotify, now >= askAgainAt {
+                XMapWindow(display.handle, handle)
+                display.flush()
+                askAgainAt = now + askAgainAfter
+            }
+            let events = nextEvents(timeout: max(0, min(deadline, askAgainAt) - monotonicSeconds()))
             backlog.append(contentsOf: events)
             if events.contains(where: { if case .expose = $0 { true } else { false } }) { return true }
             if monotonicSeconds() >= deadline { return sawMapNotify }

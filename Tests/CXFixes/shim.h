@@ -1,4 +1,5 @@
-// Test-only C edge: XFixes, so tests can see the cursor image the server shows.
+// Test-only C edge: Xlib and XFixes for the test support's own connections: the cursor
+// image the server shows, the window manager's readiness probe.
 #ifndef SCRATCHCARD_CXFIXES_SHIM_H
 #define SCRATCHCARD_CXFIXES_SHIM_H
 #include <X11/Xlib.h>

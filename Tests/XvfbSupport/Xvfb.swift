@@ -113,16 +113,18 @@ public final class Xvfb {
         !exited && kill(pid, 0) == 0
     }
 
-    /// posix_spawn with /dev/null for standard input, output and error (and `environment`
+    /// posix_spawn with /dev/null for standard input, and for output and error unless
+    /// `logPath` names a file to append both to (and `environment`
     /// as "K=V" strings when given, else ours), and default
     /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
-    public static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil) throws -> pid_t {
+    public static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil,
+                             outputTo logPath: String? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in 0...2 {
-            posix_spawn_file_actions_addopen(&actions, Int32(fd), "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
-        }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
