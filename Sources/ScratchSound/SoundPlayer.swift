@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import ScratchCore
 
 /// Whether the program sounds, and how loud.
 public struct SoundSettings: Sendable, Equatable {
@@ -53,7 +54,7 @@ public final class SoundPlayer: @unchecked Sendable {
     public init(settings: SoundSettings, log: @escaping @Sendable (String) -> Void) {
         self.settings = settings
         self.log = log
-        startThread { [self] in
+        detachThread { [self] in
             run()
             condition.lock()
             threadEnded = true
@@ -243,43 +244,4 @@ struct LatencyRecord {
         let sorted = values.sorted()
         return (sorted[sorted.count / 2], sorted.last!)
     }
-}
-
-/// A pthread mutex and condition (Foundation's NSCondition would link all of
-/// swift-corelibs-foundation into the static binary: Sources/scratchcard/Threads.swift).
-final class Condition: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
-
-    init() {
-        pthread_mutex_init(mutex, nil)
-        pthread_cond_init(condition, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        pthread_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
-    /// Waits for a signal, the lock held (released while waiting).
-    func wait() { pthread_cond_wait(condition, mutex) }
-    func signal() { pthread_cond_signal(condition) }
-    func broadcast() { pthread_cond_broadcast(condition) }
-}
-
-/// Runs `work` on a new detached thread, which ends with the work.
-func startThread(_ work: @escaping @Sendable () -> Void) {
-    final class Box { let work: @Sendable () -> Void; init(_ work: @escaping @Sendable () -> Void) { self.work = work } }
-    let box = Unmanaged.passRetained(Box(work)).toOpaque()
-    var thread = pthread_t()
-    let started = pthread_create(&thread, nil, { raw in
-        Unmanaged<Box>.fromOpaque(raw!).takeRetainedValue().work()
-        return nil
-    }, box)
-    precondition(started == 0, "pthread_create failed: \(started)")
-    pthread_detach(thread)
 }

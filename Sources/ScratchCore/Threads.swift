@@ -4,10 +4,10 @@
 // NSCondition: those live in swift-corelibs-foundation, and one use of anything from it
 // links all of it into the static binary, ICU's data included (58 MB instead of 14 MB;
 // BENCHMARKS.md, "Installing"). FoundationEssentials (Data, JSONDecoder, FileManager)
-// does not bring it.
+// does not bring it. The program, the sound room and the store all use these.
 
 /// Runs `work` on a new detached thread, which ends with the work.
-func detachThread(_ work: @escaping @Sendable () -> Void) {
+public func detachThread(_ work: @escaping @Sendable () -> Void) {
     final class Box { let work: @Sendable () -> Void; init(_ work: @escaping @Sendable () -> Void) { self.work = work } }
     let box = Unmanaged.passRetained(Box(work)).toOpaque()
     var thread = pthread_t()
@@ -19,12 +19,13 @@ func detachThread(_ work: @escaping @Sendable () -> Void) {
     pthread_detach(thread)
 }
 
-/// NSCondition's lock, unlock, wait and signal, over a pthread mutex and condition.
-final class Condition: @unchecked Sendable {
+/// NSCondition's lock, unlock, wait, signal and broadcast, over a pthread mutex and
+/// condition.
+public final class Condition: @unchecked Sendable {
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     private let condition = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
 
-    init() {
+    public init() {
         pthread_mutex_init(mutex, nil)
         pthread_cond_init(condition, nil)
     }
@@ -36,9 +37,17 @@ final class Condition: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func lock() { pthread_mutex_lock(mutex) }
-    func unlock() { pthread_mutex_unlock(mutex) }
+    public func lock() { pthread_mutex_lock(mutex) }
+    public func unlock() { pthread_mutex_unlock(mutex) }
     /// Waits for a signal, the lock held (released while waiting).
-    func wait() { pthread_cond_wait(condition, mutex) }
-    func signal() { pthread_cond_signal(condition) }
+    public func wait() { pthread_cond_wait(condition, mutex) }
+    public func signal() { pthread_cond_signal(condition) }
+    public func broadcast() { pthread_cond_broadcast(condition) }
+
+    /// Runs `body` with the lock held.
+    public func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
 }
