@@ -13,10 +13,7 @@ public final class DummyXorg {
     public var displayName: String { ":\(displayNumber)" }
     /// This process's environment with DISPLAY set to this server, for child processes.
     public var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["DISPLAY"] = displayName
-        env.removeValue(forKey: "XAUTHORITY")
-        return env
+        Xvfb.environment(display: displayName)
     }
     public let pid: pid_t
     private let folder: String
@@ -59,29 +56,20 @@ public final class DummyXorg {
             EndSection
             """
         try config.write(toFile: folder + "/xorg.conf", atomically: true, encoding: .utf8)
-        var candidate = Xvfb.nextFree(from: 400 + Int(getpid() % 200))
-        var lastProblem = "no free display number"
-        for _ in 0..<5 {
-            candidate = Xvfb.nextFree(from: candidate)
-            let pid = try Xvfb.spawn(xorg, [":\(candidate)", "-config", folder + "/xorg.conf", "-logfile", folder + "/xorg.log",
-                                            "-noreset", "-nolisten", "tcp", "-novtswitch", "-sharevts"])
-            switch Xvfb.waitForSocket(display: candidate, pid: pid, timeout: timeout) {
-            case .ready:
-                displayNumber = candidate
-                self.pid = pid
-                return
-            case .exited(let status):
-                lastProblem = "Xorg :\(candidate) exited at once (wait status \(status)); see its log"
-            case .timedOut:
-                lastProblem = "Xorg :\(candidate) did not accept connections within \(timeout) s"
-                kill(pid, SIGKILL)
-                var status: Int32 = 0
-                waitpid(pid, &status, 0)
+        let folder = self.folder
+        do {
+            let started = try Xvfb.startOnFreeDisplay(from: 400 + Int(getpid() % 200), attempts: 5, name: "Xorg",
+                                                      timeout: timeout) { candidate in
+                try Xvfb.spawn(xorg, [":\(candidate)", "-config", folder + "/xorg.conf", "-logfile", folder + "/xorg.log",
+                                      "-noreset", "-nolisten", "tcp", "-novtswitch", "-sharevts"])
             }
-            candidate += 1
+            displayNumber = started.display
+            pid = started.pid
+        } catch {
+            let log = (try? String(contentsOfFile: folder + "/xorg.log", encoding: .utf8)) ?? ""
+            try? FileManager.default.removeItem(atPath: folder)
+            throw XvfbError("\(error); its log ends: \(log.suffix(2000))")
         }
-        try? FileManager.default.removeItem(atPath: folder)
-        throw XvfbError(lastProblem)
     }
 
     deinit { stop() }
@@ -90,18 +78,7 @@ public final class DummyXorg {
     public func stop() {
         guard !exited else { return }
         exited = true
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(5)
-        var reaped = false
-        while Date() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
-            usleep(5_000)
-        }
-        if !reaped {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-        }
+        Xvfb.terminate(pid)
         try? FileManager.default.removeItem(atPath: folder)
     }
 }

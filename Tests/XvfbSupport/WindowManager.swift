@@ -143,14 +143,6 @@ public final class WindowManager {
         if let display = probeDisplay { XCloseDisplay(display); probeDisplay = nil }
         guard !exited else { return }
         exited = true
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(5)
-        while Date() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { return }
-            usleep(5_000)
-        }
-        kill(pid, SIGKILL)
-        waitpid(pid, &status, 0)
+        Xvfb.terminate(pid)
     }
 }

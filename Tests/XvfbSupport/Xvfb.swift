@@ -20,9 +20,7 @@ public final class Xvfb {
     public var displayName: String { ":\(displayNumber)" }
     /// This process's environment with DISPLAY set to this server, for child processes.
     public var environment: [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["DISPLAY"] = displayName
-        env.removeValue(forKey: "XAUTHORITY")
+        var env = Xvfb.environment(display: displayName)
         // A kiosk keeps its store in $XDG_STATE_HOME: each server's programs get a folder
         // of their own, so that no test takes up a card another left on show.
         env["XDG_STATE_HOME"] = stateFolder
@@ -52,31 +50,15 @@ public final class Xvfb {
             executable = setpriv
             prefix = ["--reuid", "\(runAs.uid)", "--regid", "\(runAs.gid)", "--clear-groups", xvfb]
         }
-        var candidate = 100 + Int(getpid() % 300) * 3 + Int.random(in: 0..<3)
-        var lastProblem = "no free display number"
-        for _ in 0..<8 {
-            candidate = Xvfb.nextFree(from: candidate)
+        let started = try Xvfb.startOnFreeDisplay(from: 100 + Int(getpid() % 300) * 3 + Int.random(in: 0..<3),
+                                                  attempts: 8, name: "Xvfb", timeout: timeout) { candidate in
             var arguments = prefix + [":\(candidate)", "-screen", "0", "\(width)x\(height)x\(depth)", "-nolisten", "tcp",
-                             "-noreset"]
+                                      "-noreset"]
             if let dpi { arguments += ["-dpi", "\(dpi)"] }
-            arguments += extraArguments
-            let pid = try Xvfb.spawn(executable, arguments)
-            switch Xvfb.waitForSocket(display: candidate, pid: pid, timeout: timeout) {
-            case .ready:
-                self.displayNumber = candidate
-                self.pid = pid
-                return
-            case .exited(let status):
-                lastProblem = "Xvfb :\(candidate) exited at once (wait status \(status))"
-            case .timedOut:
-                lastProblem = "Xvfb :\(candidate) did not accept connections within \(timeout) s"
-                kill(pid, SIGKILL)
-                var status: Int32 = 0
-                waitpid(pid, &status, 0)
-            }
-            candidate += 1
+            return try Xvfb.spawn(executable, arguments + extraArguments)
         }
-        throw XvfbError(lastProblem)
+        displayNumber = started.display
+        pid = started.pid
     }
 
     deinit { stop() }
@@ -87,18 +69,7 @@ public final class Xvfb {
         guard !exited else { return }
         exited = true
         try? FileManager.default.removeItem(atPath: stateFolder)
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(5)
-        var reaped = false
-        while Date() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
-            usleep(5_000)
-        }
-        if !reaped {
-            kill(pid, SIGKILL)
-            waitpid(pid, &status, 0)
-        }
+        Xvfb.terminate(pid)
         // A lock naming our server is stale now.
         let lock = "/tmp/.X\(displayNumber)-lock"
         if let text = try? String(contentsOfFile: lock, encoding: .utf8),
@@ -209,6 +180,54 @@ public final class Xvfb {
         var n = start
         while !isFree(n) { n += 1 }
         return n
+    }
+
+    /// Starts a server with `spawn(N)` on the first free display number N from `start`,
+    /// trying the next numbers (`attempts` in all) when it exits at once (another server
+    /// took the number first), and waits for each at most `timeout` s to accept
+    /// connections. `name` goes into the error.
+    static func startOnFreeDisplay(from start: Int, attempts: Int, name: String, timeout: Double,
+                                   spawn: (Int) throws -> pid_t) throws -> (display: Int, pid: pid_t) {
+        var candidate = start
+        var lastProblem = "no free display number"
+        for _ in 0..<attempts {
+            candidate = nextFree(from: candidate)
+            let pid = try spawn(candidate)
+            switch waitForSocket(display: candidate, pid: pid, timeout: timeout) {
+            case .ready:
+                return (candidate, pid)
+            case .exited(let status):
+                lastProblem = "\(name) :\(candidate) exited at once (wait status \(status))"
+            case .timedOut:
+                lastProblem = "\(name) :\(candidate) did not accept connections within \(timeout) s"
+                kill(pid, SIGKILL)
+                var status: Int32 = 0
+                waitpid(pid, &status, 0)
+            }
+            candidate += 1
+        }
+        throw XvfbError(lastProblem)
+    }
+
+    /// SIGTERM, then SIGKILL if `pid` has not gone within 5 s; reaps it.
+    public static func terminate(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return }
+            usleep(5_000)
+        }
+        kill(pid, SIGKILL)
+        waitpid(pid, &status, 0)
+    }
+
+    /// This process's environment with DISPLAY set to `displayName`, without XAUTHORITY.
+    static func environment(display displayName: String) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["DISPLAY"] = displayName
+        env.removeValue(forKey: "XAUTHORITY")
+        return env
     }
 
     /// Polls until our server holds the display's lock file and a connect() to its Unix
