@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq: the store room's client of a shared prize pool in PostgreSQL.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
@@ -51,7 +53,7 @@ let package = Package(
         // its outputs (PulseAudio, else ALSA).
         .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
         // The store: deals, stock, outcomes and the card on show, in SQLite.
-        .target(name: "ScratchStore", dependencies: ["CSQLite", "ScratchCore"]),
+        .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).

@@ -1,0 +1,367 @@
+import Foundation
+import ScratchCore
+
+/// A kiosk's ledger when many kiosks share one prize pool (`--pool`): the stock and every
+/// deal and outcome live in PostgreSQL (`PostgresPool`), the card on show and its strokes
+/// in the kiosk's own store (`KioskStore`), which also queues what the pool must still be
+/// told while it cannot be reached.
+///
+/// While the pool is out of reach:
+/// - the card on show carries on (strokes, reveals and outcomes are local writes);
+/// - outcomes queue in the local store's outbox and are sent in order when it is back,
+///   each written once by deal id (a retry after a lost reply changes nothing);
+/// - a new card is dealt only from the deck's unlimited entries (the consolation cards),
+///   never a stocked prize it has not taken from the pool; with none, `dealNext` answers
+///   `.offline` and the kiosk shows a "back in a moment" card until the pool answers;
+/// - the pool is tried again with backoff (0.5 s doubling to 30 s, with jitter).
+///
+/// A deal whose reply was lost, or one the pool gave just before the kiosk died, may sit
+/// in the pool unshown: it is voided (and a prize it took goes back into the stock) when
+/// the pool is reached again. The kiosk id is held for the session (an advisory lock),
+/// so no other running kiosk voids this one's deals.
+///
+/// Thread-safe: the kiosk deals on its card maker's worker (network calls there, never on
+/// the window's loop), and writes outcomes and strokes from the loop (local writes only;
+/// the outbox is sent on a queue of its own).
+///
+///     let ledger = PoolLedger(store: store, pool: PostgresPool(address: address, kioskID: id), log: log)
+///     try ledger.start()
+///     switch try ledger.dealNext(from: deck, shownAt: now, ending: nil) { ... }
+public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable {
+    public let store: KioskStore
+    public let pool: PostgresPool
+    /// The local store: short writes, from any thread.
+    private let localLock = NSLock()
+    /// The pool's connection and everything below: held across network calls.
+    private let poolLock = NSLock()
+    private let log: @Sendable (String) -> Void
+    private let sender = DispatchQueue(label: "scratchcard.pool-outbox")
+
+    // Under poolLock.
+    private var online = false
+    private var retryAt = 0.0
+    private var backoff = PoolLedger.firstBackoff
+    private var table: [String: (stock: Int?, dealt: Int)] = [:]
+    private var tableAt = -Double.infinity
+    private var sendScheduled = false
+    private var lastProblem: String?
+
+    static let firstBackoff = 0.5
+    static let longestBackoff = 30.0
+    /// How old the pool's stock table may be before a deal reads it again (it is read
+    /// again at once when a deal is refused).
+    static let tableLifetime = 10.0
+
+    public init(store: KioskStore, pool: PostgresPool, log: @escaping @Sendable (String) -> Void) {
+        self.store = store
+        self.pool = pool
+        self.log = log
+    }
+
+    /// What `dealNext` did.
+    public enum Dealt: Equatable, Sendable {
+        /// A deal, recorded: `offline` when made from an unlimited card while the pool
+        /// could not be reached (queued for it).
+        case dealt(DealID, DeckCard, offline: Bool)
+        /// The pool answered: nothing in the deck can be dealt any more.
+        case soldOut
+        /// The pool cannot be reached and the deck has no unlimited card: try again in
+        /// `retryIn` seconds.
+        case offline(retryIn: Double)
+    }
+
+    /// True while the last call to the pool succeeded.
+    public var isOnline: Bool { poolLock.holding { online } }
+
+    /// At start: connects (a schema that is missing or newer, or a kiosk id in use, is an
+    /// error to stop for); a pool out of reach is logged and ridden out offline. When
+    /// connected, voids what this kiosk left unshown and sends what its store queued.
+    public func start() throws(StoreError) {
+        try poolLock.holding { () throws(StoreError) in
+            do throws(PoolError) {
+                try pool.connect(holdKioskID: true)
+                try catchUp()
+                markOnline()
+            } catch where error.isUnreachable {
+                markOffline(error)
+            } catch {
+                throw StoreError(path: pool.address.description, kind: .other, message: error.message)
+            }
+        }
+    }
+
+    // MARK: dealing
+
+    /// Deals the next card: drawn by weight among the deck's cards the pool still has
+    /// (the pool's stock wins over the deck's), taken from the pool and recorded here; or,
+    /// while the pool cannot be reached, drawn among the unlimited cards only. `ending`,
+    /// the card on show's outcome, is written (and queued) first.
+    public func dealNext(from deck: Deck, shownAt: Double,
+                         ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> Dealt {
+        if let ending { try finishLocally(ending.deal, ending.outcome) }
+        return try poolLock.holding { () throws(StoreError) -> Dealt in
+            if tryPool() {
+                do {
+                    for attempt in 0..<8 {
+                        if attempt > 0 || monotonicNow() - tableAt > Self.tableLifetime { try readTable() }
+                        guard let card = Self.effective(deck, table).draw(left: Self.left(table)) else {
+                            if attempt > 0 || monotonicNow() - tableAt < 0.5 { return .soldOut }
+                            continue
+                        }
+                        let id = DealID.random()
+                        let taken: Bool
+                        do {
+                            taken = try pool.deal(id, card: card, shownAt: shownAt)
+                        } catch let error as PoolError where error.isUnreachable {
+                            // The reply may be lost after the deal committed: void it later.
+                            try localLock.holding { () throws(StoreError) in try store.queueVoid(id) }
+                            throw error
+                        }
+                        if taken {
+                            try localLock.holding { () throws(StoreError) in
+                                try store.recordPoolDeal(id, card: card, shownAt: shownAt, ending: nil, queued: false)
+                            }
+                            if let entry = table[card.id], entry.stock != nil { table[card.id] = (entry.stock, entry.dealt + 1) }
+                            return .dealt(id, card, offline: false)
+                        }
+                    }
+                    return .soldOut
+                } catch let error as PoolError {
+                    markOffline(error)
+                } catch let error as StoreError {
+                    throw error
+                } catch {
+                    throw StoreError(path: store.path, kind: .other, message: "\(error)")
+                }
+            }
+            return try dealOffline(from: deck, shownAt: shownAt)
+        }
+    }
+
+    /// The offline deal: an unlimited card (in the deck and, as far as the pool last
+    /// said, in the pool), queued; none: `.offline`.
+    private func dealOffline(from deck: Deck, shownAt: Double) throws(StoreError) -> Dealt {
+        let consolation = deck.cards.filter { $0.stock == nil && $0.weight > 0 && table[$0.id]?.stock == nil }
+        guard let cards = Deck(cards: consolation) else {
+            return .offline(retryIn: Swift.max(0.05, retryAt - monotonicNow()))
+        }
+        let card = cards.draw()
+        let id = DealID.random()
+        try localLock.holding { () throws(StoreError) in
+            try store.recordPoolDeal(id, card: card, shownAt: shownAt, ending: nil, queued: true)
+        }
+        scheduleSend()
+        return .dealt(id, card, offline: true)
+    }
+
+    /// The deck as the pool sees it: each card's stock the pool's where it lists the card.
+    static func effective(_ deck: Deck, _ table: [String: (stock: Int?, dealt: Int)]) -> Deck {
+        let cards = deck.cards.map { card in
+            guard let entry = table[card.id] else {
+                // Stocked in the deck, unknown to the pool: none to give.
+                return card.stock == nil ? card : card.withStock(0)
+            }
+            return card.withStock(entry.stock)
+        }
+        return Deck(cards: cards) ?? deck
+    }
+
+    static func left(_ table: [String: (stock: Int?, dealt: Int)]) -> [String: Int] {
+        var left: [String: Int] = [:]
+        for (card, entry) in table { if let stock = entry.stock { left[card] = Swift.max(0, stock - entry.dealt) } }
+        return left
+    }
+
+    private func readTable() throws(PoolError) {
+        table = try pool.stockTable()
+        tableAt = monotonicNow()
+    }
+
+    // MARK: the pool's state
+
+    /// Under poolLock: true when the pool may be asked now (connected, or the backoff
+    /// is over and the connection and catching up succeed).
+    private func tryPool() -> Bool {
+        if online && pool.isConnected { return true }
+        guard monotonicNow() >= retryAt else { return false }
+        do throws(PoolError) {
+            try pool.connect(holdKioskID: true)
+            try catchUp()
+            markOnline()
+            return true
+        } catch {
+            markOffline(error)
+            return false
+        }
+    }
+
+    /// Under poolLock, connected: voids this kiosk's deals the pool holds open that this
+    /// store never recorded, then sends the outbox.
+    private func catchUp() throws(PoolError) {
+        for id in try pool.openDeals() {
+            let known: Bool
+            do { known = try localLock.holding { () throws(StoreError) -> Bool in try store.knowsDeal(id) } } catch {
+                throw PoolError(.statement, "\(error)")
+            }
+            if !known { try pool.voidDeal(id) }
+        }
+        try sendOutbox()
+        try readTable()
+    }
+
+    /// Under poolLock, connected: the outbox, in order, each entry removed once the pool
+    /// has it. A refused entry stays (and stops the sending) so that nothing is lost.
+    private func sendOutbox() throws(PoolError) {
+        while true {
+            let entries: [PoolOutboxEntry]
+            do { entries = try localLock.holding { () throws(StoreError) -> [PoolOutboxEntry] in try store.outbox() } } catch {
+                throw PoolError(.statement, "\(error)")
+            }
+            if entries.isEmpty { return }
+            for entry in entries {
+                switch entry.kind {
+                case let .deal(cardID, prize, shownAt):
+                    try pool.sendOfflineDeal(entry.deal, cardID: cardID, prize: prize, shownAt: shownAt)
+                case .outcome(let outcome):
+                    try pool.sendOutcome(entry.deal, outcome)
+                case .void:
+                    try pool.voidDeal(entry.deal)
+                }
+                do { try localLock.holding { () throws(StoreError) in try store.removeFromOutbox(entry.sequence) } } catch {
+                    throw PoolError(.statement, "\(error)")
+                }
+            }
+        }
+    }
+
+    private func markOnline() {
+        if !online, lastProblem != nil { log("the pool at \(pool.address) answers again") }
+        online = true
+        lastProblem = nil
+        backoff = Self.firstBackoff
+        retryAt = 0
+    }
+
+    private func markOffline(_ error: PoolError) {
+        pool.disconnect()
+        if online || lastProblem != error.message {
+            log(error.isUnreachable ? "\(error.message); carrying on offline (consolation cards only), retrying" : "\(error.message); retrying")
+        }
+        online = false
+        lastProblem = error.message
+        retryAt = monotonicNow() + backoff * Double.random(in: 1...1.25)
+        backoff = Swift.min(backoff * 2, Self.longestBackoff)
+    }
+
+    /// Sends the outbox on the sender's queue, now or when the backoff ends, until it is
+    /// empty: the loop never waits for the network.
+    private func scheduleSend() {
+        let due = poolLock.holding { () -> Double? in
+            if sendScheduled { return nil }
+            sendScheduled = true
+            return Swift.max(0, retryAt - monotonicNow())
+        }
+        guard let due else { return }
+        sender.asyncAfter(deadline: .now() + due) { [weak self] in self?.sendNow() }
+    }
+
+    private func sendNow() {
+        let again = poolLock.holding { () -> Bool in
+            sendScheduled = false
+            guard tryPool() else { return true }
+            do throws(PoolError) { try sendOutbox() } catch { markOffline(error); return true }
+            return false
+        }
+        let waiting = (try? localLock.holding { () throws(StoreError) -> Int in try store.outboxCount() }) ?? 0
+        if again && waiting > 0 { scheduleSend() }
+    }
+
+    /// Sends what waits, retrying with backoff, for at most `timeout` seconds; returns
+    /// how many entries still wait and how many times it had to wait for the pool.
+    public func drain(timeout: Double) -> (waiting: Int, waits: Int) {
+        let deadline = monotonicNow() + timeout
+        var waits = 0
+        while true {
+            let pause = poolLock.holding { () -> Double? in
+                if tryPool() {
+                    do throws(PoolError) { try sendOutbox(); return nil } catch { markOffline(error) }
+                }
+                return Swift.max(0.01, retryAt - monotonicNow())
+            }
+            let waiting = (try? localLock.holding { () throws(StoreError) -> Int in try store.outboxCount() }) ?? -1
+            guard let pause, waiting != 0, monotonicNow() + pause < deadline else { return (waiting, waits) }
+            waits += 1
+            usleep(UInt32(pause * 1e6))
+        }
+    }
+
+    // MARK: PrizeLedger
+
+    /// Per card, as the pool last said: what was dealt; while the pool cannot be reached a
+    /// stocked card counts as all dealt (none is dealt offline).
+    public func dealtCounts() throws(StoreError) -> [String: Int] {
+        poolLock.holding {
+            var counts: [String: Int] = [:]
+            for (card, entry) in table {
+                guard let stock = entry.stock else { continue }
+                counts[card] = online ? entry.dealt : Swift.max(stock, entry.dealt)
+            }
+            return counts
+        }
+    }
+
+    /// Deals `card` through the pool (or, while it cannot be reached, locally when the card
+    /// is unlimited); nil when the pool has none left or it is stocked and out of reach.
+    public func deal(_ card: DeckCard, shownAt: Double, ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> DealID? {
+        guard let deck = Deck(cards: [card]) else { return nil }
+        if case .dealt(let id, _, _) = try dealNext(from: deck, shownAt: shownAt, ending: ending) { return id }
+        return nil
+    }
+
+    /// Written here at once and queued for the pool (sent on the sender's queue).
+    @discardableResult
+    public func finish(_ deal: DealID, outcome: OutcomeRecord) throws(StoreError) -> Bool {
+        let written = try finishLocally(deal, outcome)
+        if written { scheduleSend() }
+        return written
+    }
+
+    @discardableResult
+    private func finishLocally(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
+        try localLock.holding { () throws(StoreError) -> Bool in try store.finishQueued(deal, outcome: outcome) }
+    }
+
+    /// The pool's report (asked now).
+    public func stockReport(deck: Deck?) throws(StoreError) -> [StockLine] {
+        try poolLock.holding { () throws(StoreError) -> [StockLine] in
+            do throws(PoolError) { return try pool.stockReport(deck: deck) } catch {
+                throw StoreError(path: pool.address.description, kind: .other, message: error.message)
+            }
+        }
+    }
+
+    // MARK: CardOnShowStore (local)
+
+    public func pendingDeal() throws(StoreError) -> PendingDeal? {
+        try localLock.holding { () throws(StoreError) -> PendingDeal? in try store.pendingDeal() }
+    }
+
+    public func saveStrokes(_ deal: DealID, lines: String, lastTouch: Double) throws(StoreError) {
+        try localLock.holding { () throws(StoreError) in try store.saveStrokes(deal, lines: lines, lastTouch: lastTouch) }
+    }
+
+    public func saveReveal(_ deal: DealID, how: RevealCause, afterMilliseconds: Int, fraction: Double) throws(StoreError) {
+        try localLock.holding { () throws(StoreError) in
+            try store.saveReveal(deal, how: how, afterMilliseconds: afterMilliseconds, fraction: fraction)
+        }
+    }
+}
+
+extension NSLock {
+    /// `withLock` for a body with a typed error.
+    func holding<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}
