@@ -85,7 +85,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
             } catch where error.isUnreachable {
                 markOffline(error)
             } catch {
-                throw StoreError(path: pool.address.description, kind: .other, message: error.message)
+                throw StoreError(path: "--pool", kind: .other, message: error.message)
             }
         }
     }
@@ -102,6 +102,8 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
         return try poolLock.holding { () throws(StoreError) -> Dealt in
             if tryPool() {
                 do {
+                    // What waits goes first (the card on show's outcome): in order.
+                    try sendOutbox()
                     for attempt in 0..<8 {
                         if attempt > 0 || monotonicNow() - tableAt > Self.tableLifetime { try readTable() }
                         guard let card = Self.effective(deck, table).draw(left: Self.left(table)) else {
@@ -335,7 +337,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     public func stockReport(deck: Deck?) throws(StoreError) -> [StockLine] {
         try poolLock.holding { () throws(StoreError) -> [StockLine] in
             do throws(PoolError) { return try pool.stockReport(deck: deck) } catch {
-                throw StoreError(path: pool.address.description, kind: .other, message: error.message)
+                throw StoreError(path: "--pool", kind: .other, message: error.message)
             }
         }
     }

@@ -137,6 +137,9 @@ final class PostgresConnection {
             PQfinish(connection)
             throw PoolError(.unreachable, "cannot reach the pool at \(address): \(message)")
         }
+        // The server's notices ("relation already exists, skipping") are not the user's
+        // business: libpq would print them on stderr.
+        PQsetNoticeProcessor(connection, { _, _ in }, nil)
         // Replies are awaited with poll(); sends must not block either.
         _ = PQsetnonblocking(connection, 1)
         handle = connection
@@ -188,7 +191,9 @@ final class PostgresConnection {
         let copies = parameters.map { $0.map { strdup($0) } ?? nil }
         defer { copies.forEach { free($0) } }
         let pointers: [UnsafePointer<CChar>?] = copies.map { $0.map { UnsafePointer($0) } }
-        let sent = pointers.withUnsafeBufferPointer { values in
+        // Without parameters, the simple protocol: a script of several statements (a
+        // migration) is allowed there.
+        let sent = parameters.isEmpty ? PQsendQuery(handle, sql) : pointers.withUnsafeBufferPointer { values in
             PQsendQueryParams(handle, sql, Int32(parameters.count), nil, values.baseAddress, nil, nil, 0)
         }
         guard sent == 1 else { throw lost("cannot send to the pool") }

@@ -222,9 +222,9 @@ public final class PostgresPool {
               AND ($6::boolean IS FALSE OR EXISTS (SELECT 1 FROM stock WHERE card = $3))),
         recorded AS (
             INSERT INTO deals(deal, kiosk, card, prize, shown_at, from_stock)
-            SELECT $1, $2, card, $4, $5, true FROM taken
+            SELECT $1::text, $2::text, card, $4::text, $5::double precision, true FROM taken
             UNION ALL
-            SELECT $1, $2, card, $4, $5, false FROM free
+            SELECT $1::text, $2::text, card, $4::text, $5::double precision, false FROM free
             RETURNING deal),
         seen AS (
             INSERT INTO kiosks(kiosk) VALUES ($2)
@@ -266,7 +266,7 @@ public final class PostgresPool {
         let rows = try open().query("""
             WITH ended AS (
                 INSERT INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms)
-                SELECT deal, $2, $3, $4, $5, $6 FROM deals WHERE deal = $1
+                SELECT deal, $2::text, $3::text, $4::double precision, $5::integer, $6::integer FROM deals WHERE deal = $1
                 ON CONFLICT (deal) DO NOTHING RETURNING deal),
             seen AS (
                 INSERT INTO kiosks(kiosk) VALUES ($7)

@@ -10,6 +10,7 @@ enum Command: Equatable {
     case doodle(DoodleOptions)
     case stock(StockOptions)
     case simulate(SimulateOptions)
+    case pool(PoolCommand)
     case help(String)
     case version
 }
@@ -225,6 +226,7 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "doodle" { return try parseDoodle(tokens.dropFirst()) }
     if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }
     if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
+    if tokens.first == "pool" { return try parsePool(tokens.dropFirst()) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
