@@ -36,6 +36,10 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private let poolLock = NSLock()
     private let log: @Sendable (String) -> Void
     private let sender = DispatchQueue(label: "scratchcard.pool-outbox")
+    /// Held for a moment only, never across a network call: the flags below.
+    private let stateLock = NSLock()
+    private var sendScheduled = false
+    private var onlineFlag = false
 
     // Under poolLock.
     private var online = false
@@ -43,7 +47,6 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private var backoff = PoolLedger.firstBackoff
     private var table: [String: (stock: Int?, dealt: Int)] = [:]
     private var tableAt = -Double.infinity
-    private var sendScheduled = false
     private var lastProblem: String?
 
     static let firstBackoff = 0.5
@@ -71,7 +74,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     }
 
     /// True while the last call to the pool succeeded.
-    public var isOnline: Bool { poolLock.holding { online } }
+    public var isOnline: Bool { stateLock.holding { onlineFlag } }
 
     /// At start: connects (a schema that is missing or newer, or a kiosk id in use, is an
     /// error to stop for); a pool out of reach is logged and ridden out offline. When
@@ -239,6 +242,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private func markOnline() {
         if !online, lastProblem != nil { log("the pool at \(pool.address) answers again") }
         online = true
+        stateLock.holding { onlineFlag = true }
         lastProblem = nil
         backoff = Self.firstBackoff
         retryAt = 0
@@ -250,32 +254,35 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
             log(error.isUnreachable ? "\(error.message); carrying on offline (consolation cards only), retrying" : "\(error.message); retrying")
         }
         online = false
+        stateLock.holding { onlineFlag = false }
         lastProblem = error.message
         retryAt = monotonicNow() + backoff * Double.random(in: 1...1.25)
         backoff = Swift.min(backoff * 2, Self.longestBackoff)
     }
 
-    /// Sends the outbox on the sender's queue, now or when the backoff ends, until it is
-    /// empty: the loop never waits for the network.
-    private func scheduleSend() {
-        let due = poolLock.holding { () -> Double? in
-            if sendScheduled { return nil }
+    /// Sends the outbox on the sender's queue, after `delay` s and again after each
+    /// backoff until it is empty. Takes only `stateLock`: the window's loop calls it
+    /// (through `finish`) and must never wait for a network call another thread makes.
+    private func scheduleSend(after delay: Double = 0) {
+        let first = stateLock.holding { () -> Bool in
+            if sendScheduled { return false }
             sendScheduled = true
-            return Swift.max(0, retryAt - monotonicNow())
+            return true
         }
-        guard let due else { return }
-        sender.asyncAfter(deadline: .now() + due) { [weak self] in self?.sendNow() }
+        guard first else { return }
+        sender.asyncAfter(deadline: .now() + delay) { [weak self] in self?.sendNow() }
     }
 
     private func sendNow() {
-        let again = poolLock.holding { () -> Bool in
-            sendScheduled = false
-            guard tryPool() else { return true }
-            do throws(PoolError) { try sendOutbox() } catch { markOffline(error); return true }
-            return false
+        stateLock.holding { sendScheduled = false }
+        let retryIn = poolLock.holding { () -> Double? in
+            if tryPool() {
+                do throws(PoolError) { try sendOutbox(); return nil } catch { markOffline(error) }
+            }
+            return Swift.max(0.05, retryAt - monotonicNow())
         }
         let waiting = (try? localLock.holding { () throws(StoreError) -> Int in try store.outboxCount() }) ?? 0
-        if again && waiting > 0 { scheduleSend() }
+        if let retryIn, waiting > 0 { scheduleSend(after: retryIn) }
     }
 
     /// Sends what waits, retrying with backoff, for at most `timeout` seconds; returns
