@@ -74,7 +74,9 @@ let package = Package(
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
-        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore"]),
+        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
+        // A private PostgreSQL server for the pool's tests: started per test, always stopped.
+        .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
@@ -84,7 +86,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

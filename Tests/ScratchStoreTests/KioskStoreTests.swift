@@ -137,7 +137,7 @@ func storeError(_ body: () throws(StoreError) -> Void) -> StoreError? {
         try SQLiteConnection(path: folder.store).execute("PRAGMA user_version = 0")
         let store = try KioskStore(path: folder.store, access: .kiosk)
         #expect(try store.dealtCounts() == [:])
-        #expect(try SQLiteConnection(path: folder.store).integer("PRAGMA user_version") == 1)
+        #expect(try SQLiteConnection(path: folder.store).integer("PRAGMA user_version") == KioskStore.schemaVersion)
     }
 
     @Test("another program's SQLite database is refused, not moved aside or changed")
