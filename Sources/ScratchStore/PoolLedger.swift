@@ -40,6 +40,9 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private let stateLock = NSLock()
     private var sendScheduled = false
     private var onlineFlag = false
+    /// Deals taken from the pool and not recorded here yet (a card being made, a spare):
+    /// catching up after a reconnection must not void them.
+    private var unrecorded: Set<DealID> = []
 
     // Under poolLock.
     private var online = false
@@ -95,14 +98,48 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
 
     // MARK: dealing
 
-    /// Deals the next card: drawn by weight among the deck's cards the pool still has
-    /// (the pool's stock wins over the deck's), taken from the pool and recorded here; or,
-    /// while the pool cannot be reached, drawn among the unlimited cards only. `ending`,
-    /// the card on show's outcome, is written (and queued) first.
+    /// A card taken from the pool (or, offline, chosen among the unlimited ones) and not
+    /// recorded in the local store yet: the kiosk's card maker takes it on its worker,
+    /// the window's loop records it (`record`) when it shows the card.
+    public struct Taken: Equatable, Sendable {
+        public let deal: DealID
+        /// As the pool sees it: `stock` non-nil when it was taken from a stocked card.
+        public let card: DeckCard
+        /// Chosen while the pool could not be reached: sent to it later.
+        public let offline: Bool
+    }
+
+    /// What `take` did.
+    public enum Take: Equatable, Sendable {
+        case taken(Taken)
+        /// The pool answered: nothing in the deck can be dealt any more.
+        case soldOut
+        /// The pool cannot be reached and the deck has no unlimited card: try again in
+        /// `retryIn` seconds.
+        case offline(retryIn: Double)
+    }
+
+    /// Deals the next card and records it: `take`, then `record`. `ending`, the card on
+    /// show's outcome, is written (and queued for the pool) first.
     public func dealNext(from deck: Deck, shownAt: Double,
                          ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> Dealt {
         if let ending { try finishLocally(ending.deal, ending.outcome) }
-        return try poolLock.holding { () throws(StoreError) -> Dealt in
+        switch try take(from: deck, shownAt: shownAt) {
+        case .taken(let taken):
+            try record(taken, shownAt: shownAt, ending: nil)
+            return .dealt(taken.deal, taken.card, offline: taken.offline)
+        case .soldOut: return .soldOut
+        case .offline(let retryIn): return .offline(retryIn: retryIn)
+        }
+    }
+
+    /// Takes the next card: drawn by weight among the deck's cards the pool still has
+    /// (the pool's stock wins over the deck's) and taken from the pool in one statement;
+    /// or, while the pool cannot be reached, drawn among the unlimited cards only. What
+    /// waits in the outbox is sent first. The network calls happen here, on the caller's
+    /// thread (the card maker's worker), never on the window's loop.
+    public func take(from deck: Deck, shownAt: Double) throws(StoreError) -> Take {
+        try poolLock.holding { () throws(StoreError) -> Take in
             if tryPool() {
                 do {
                     // What waits goes first (the card on show's outcome): in order.
@@ -114,21 +151,21 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
                             continue
                         }
                         let id = DealID.random()
+                        stateLock.holding { _ = unrecorded.insert(id) }
                         let taken: Bool
                         do {
                             taken = try pool.deal(id, card: card, shownAt: shownAt)
                         } catch let error as PoolError where error.isUnreachable {
                             // The reply may be lost after the deal committed: void it later.
+                            stateLock.holding { _ = unrecorded.remove(id) }
                             try localLock.holding { () throws(StoreError) in try store.queueVoid(id) }
                             throw error
                         }
                         if taken {
-                            try localLock.holding { () throws(StoreError) in
-                                try store.recordPoolDeal(id, card: card, shownAt: shownAt, ending: nil, queued: false)
-                            }
                             if let entry = table[card.id], entry.stock != nil { table[card.id] = (entry.stock, entry.dealt + 1) }
-                            return .dealt(id, card, offline: false)
+                            return .taken(Taken(deal: id, card: card, offline: false))
                         }
+                        stateLock.holding { _ = unrecorded.remove(id) }
                     }
                     return .soldOut
                 } catch let error as PoolError {
@@ -139,24 +176,33 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
                     throw StoreError(path: store.path, kind: .other, message: "\(error)")
                 }
             }
-            return try dealOffline(from: deck, shownAt: shownAt)
+            let consolation = deck.cards.filter { $0.stock == nil && $0.weight > 0 && table[$0.id]?.stock == nil }
+            guard let cards = Deck(cards: consolation) else {
+                return .offline(retryIn: Swift.max(0.05, retryAt - monotonicNow()))
+            }
+            return .taken(Taken(deal: DealID.random(), card: cards.draw(), offline: true))
         }
     }
 
-    /// The offline deal: an unlimited card (in the deck and, as far as the pool last
-    /// said, in the pool), queued; none: `.offline`.
-    private func dealOffline(from deck: Deck, shownAt: Double) throws(StoreError) -> Dealt {
-        let consolation = deck.cards.filter { $0.stock == nil && $0.weight > 0 && table[$0.id]?.stock == nil }
-        guard let cards = Deck(cards: consolation) else {
-            return .offline(retryIn: Swift.max(0.05, retryAt - monotonicNow()))
-        }
-        let card = cards.draw()
-        let id = DealID.random()
+    /// Records a taken card in the local store (the card on show from now on), with the
+    /// previous card's outcome when given, in one local transaction; an offline one is
+    /// queued for the pool. Local writes only: the window's loop calls this.
+    public func record(_ taken: Taken, shownAt: Double, ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) {
         try localLock.holding { () throws(StoreError) in
-            try store.recordPoolDeal(id, card: card, shownAt: shownAt, ending: nil, queued: true)
+            try store.recordPoolDeal(taken.deal, card: taken.card, shownAt: shownAt, ending: ending, queued: taken.offline)
         }
+        stateLock.holding { _ = unrecorded.remove(taken.deal) }
         scheduleSend()
-        return .dealt(id, card, offline: true)
+    }
+
+    /// A taken card that will not be shown: the pool's deal is voided (later, in order).
+    public func release(_ taken: Taken) {
+        guard !taken.offline else { return }
+        do { try localLock.holding { () throws(StoreError) in try store.queueVoid(taken.deal) } } catch {
+            log("cannot queue the void of deal \(taken.deal): \(error); it is voided at the next start")
+        }
+        stateLock.holding { _ = unrecorded.remove(taken.deal) }
+        scheduleSend()
     }
 
     /// The deck as the pool sees it: each card's stock the pool's where it lists the card.
@@ -208,7 +254,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
             do { known = try localLock.holding { () throws(StoreError) -> Bool in try store.knowsDeal(id) } } catch {
                 throw PoolError(.statement, "\(error)")
             }
-            if !known { try pool.voidDeal(id) }
+            if !known && !stateLock.holding({ unrecorded.contains(id) }) { try pool.voidDeal(id) }
         }
         try sendOutbox()
         try readTable()
