@@ -85,13 +85,16 @@ struct PoolAppTests {
                 try server.start()
                 if round == 0 {
                     // The kiosk killed -9 mid-card and started again.
-                    try xvfb.drag(window: window, from: (10, 10), through: [(60, 40)])
+                    let onShow = kiosk.cardShown?.deal
+                    try xvfb.drag(window: window, from: (10, 10), through: [(30, 20)])
+                    usleep(100_000)
                     kill(kiosk.pid, SIGKILL)
                     kiosk.wait()
                     kiosk = try RunningApp(kioskArguments, environment: kioskEnvironment)
                     window = try xvfb.scratchcardWindow()
                     #expect(waitUntil(timeout: 20) { kiosk.cardShown != nil }, "\(kiosk.standardError)")
-                    #expect(kiosk.cardShown?.resumed == true)
+                    let ready = kiosk.events.first { $0["event"] as? String == "ready" }
+                    #expect(ready?["resumed"] as? Bool == true && ready?["deal"] as? String == onShow, "\(kiosk.standardOutput)")
                 }
             }
             #expect(strokesWhileDown == 4, "the kiosk's strokes showed while the server was down")
