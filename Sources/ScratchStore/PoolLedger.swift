@@ -28,10 +28,10 @@ import ScratchCore
 ///     try ledger.start()
 ///     switch try ledger.dealNext(from: deck, shownAt: now, ending: nil) { ... }
 public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable {
-    public let store: KioskStore
+    /// The local store, reached only through `local` (one thread at a time).
+    private let local: LocalStoreAccess
+    private let storePath: String
     public let pool: PostgresPool
-    /// The local store: short writes, from any thread.
-    private let localLock = NSLock()
     /// The pool's connection and everything below: held across network calls.
     private let poolLock = NSLock()
     private let log: @Sendable (String) -> Void
@@ -58,8 +58,16 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     /// again at once when a deal is refused).
     static let tableLifetime = 10.0
 
-    public init(store: KioskStore, pool: PostgresPool, log: @escaping @Sendable (String) -> Void) {
-        self.store = store
+    /// A ledger over `store`, which nothing else touches (a lock orders its users).
+    public convenience init(store: KioskStore, pool: PostgresPool, log: @escaping @Sendable (String) -> Void) {
+        self.init(local: LockedStore(store), storePath: store.path, pool: pool, log: log)
+    }
+
+    /// A ledger whose local store is reached through `local` (the kiosk's store writer,
+    /// whose queue it shares with the window's own writes).
+    public init(local: LocalStoreAccess, storePath: String, pool: PostgresPool, log: @escaping @Sendable (String) -> Void) {
+        self.local = local
+        self.storePath = storePath
         self.pool = pool
         self.log = log
     }
@@ -158,7 +166,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
                         } catch let error as PoolError where error.isUnreachable {
                             // The reply may be lost after the deal committed: void it later.
                             stateLock.holding { _ = unrecorded.remove(id) }
-                            try localLock.holding { () throws(StoreError) in try store.queueVoid(id) }
+                            try local.run { store throws(StoreError) in try store.queueVoid(id) }
                             throw error
                         }
                         if taken {
@@ -173,7 +181,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
                 } catch let error as StoreError {
                     throw error
                 } catch {
-                    throw StoreError(path: store.path, kind: .other, message: "\(error)")
+                    throw StoreError(path: storePath, kind: .other, message: "\(error)")
                 }
             }
             let consolation = deck.cards.filter { $0.stock == nil && $0.weight > 0 && table[$0.id]?.stock == nil }
@@ -188,7 +196,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     /// previous card's outcome when given, in one local transaction; an offline one is
     /// queued for the pool. Local writes only: the window's loop calls this.
     public func record(_ taken: Taken, shownAt: Double, ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) {
-        try localLock.holding { () throws(StoreError) in
+        try local.run { store throws(StoreError) in
             try store.recordPoolDeal(taken.deal, card: taken.card, shownAt: shownAt, ending: ending, queued: taken.offline)
         }
         stateLock.holding { _ = unrecorded.remove(taken.deal) }
@@ -198,7 +206,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     /// A taken card that will not be shown: the pool's deal is voided (later, in order).
     public func release(_ taken: Taken) {
         guard !taken.offline else { return }
-        do { try localLock.holding { () throws(StoreError) in try store.queueVoid(taken.deal) } } catch {
+        do { try local.run { store throws(StoreError) in try store.queueVoid(taken.deal) } } catch {
             log("cannot queue the void of deal \(taken.deal): \(error); it is voided at the next start")
         }
         stateLock.holding { _ = unrecorded.remove(taken.deal) }
@@ -251,7 +259,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private func catchUp() throws(PoolError) {
         for id in try pool.openDeals() {
             let known: Bool
-            do { known = try localLock.holding { () throws(StoreError) -> Bool in try store.knowsDeal(id) } } catch {
+            do { known = try local.run { store throws(StoreError) -> Bool in try store.knowsDeal(id) } } catch {
                 throw PoolError(.statement, "\(error)")
             }
             if !known && !stateLock.holding({ unrecorded.contains(id) }) { try pool.voidDeal(id) }
@@ -265,7 +273,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private func sendOutbox() throws(PoolError) {
         while true {
             let entries: [PoolOutboxEntry]
-            do { entries = try localLock.holding { () throws(StoreError) -> [PoolOutboxEntry] in try store.outbox() } } catch {
+            do { entries = try local.run { store throws(StoreError) -> [PoolOutboxEntry] in try store.outbox() } } catch {
                 throw PoolError(.statement, "\(error)")
             }
             if entries.isEmpty { return }
@@ -278,7 +286,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
                 case .void:
                     try pool.voidDeal(entry.deal)
                 }
-                do { try localLock.holding { () throws(StoreError) in try store.removeFromOutbox(entry.sequence) } } catch {
+                do { try local.run { store throws(StoreError) in try store.removeFromOutbox(entry.sequence) } } catch {
                     throw PoolError(.statement, "\(error)")
                 }
             }
@@ -327,7 +335,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
             }
             return Swift.max(0.05, retryAt - monotonicNow())
         }
-        let waiting = (try? localLock.holding { () throws(StoreError) -> Int in try store.outboxCount() }) ?? 0
+        let waiting = (try? local.run { store throws(StoreError) -> Int in try store.outboxCount() }) ?? 0
         if let retryIn, waiting > 0 { scheduleSend(after: retryIn) }
     }
 
@@ -343,7 +351,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
                 }
                 return Swift.max(0.01, retryAt - monotonicNow())
             }
-            let waiting = (try? localLock.holding { () throws(StoreError) -> Int in try store.outboxCount() }) ?? -1
+            let waiting = (try? local.run { store throws(StoreError) -> Int in try store.outboxCount() }) ?? -1
             guard let pause, waiting != 0, monotonicNow() + pause < deadline else { return (waiting, waits) }
             waits += 1
             usleep(UInt32(pause * 1e6))
@@ -383,7 +391,7 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
 
     @discardableResult
     private func finishLocally(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
-        try localLock.holding { () throws(StoreError) -> Bool in try store.finishQueued(deal, outcome: outcome) }
+        try local.run { store throws(StoreError) -> Bool in try store.finishQueued(deal, outcome: outcome) }
     }
 
     /// The pool's report (asked now).
@@ -398,15 +406,15 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     // MARK: CardOnShowStore (local)
 
     public func pendingDeal() throws(StoreError) -> PendingDeal? {
-        try localLock.holding { () throws(StoreError) -> PendingDeal? in try store.pendingDeal() }
+        try local.run { store throws(StoreError) -> PendingDeal? in try store.pendingDeal() }
     }
 
     public func saveStrokes(_ deal: DealID, lines: String, lastTouch: Double) throws(StoreError) {
-        try localLock.holding { () throws(StoreError) in try store.saveStrokes(deal, lines: lines, lastTouch: lastTouch) }
+        try local.run { store throws(StoreError) in try store.saveStrokes(deal, lines: lines, lastTouch: lastTouch) }
     }
 
     public func saveReveal(_ deal: DealID, how: RevealCause, afterMilliseconds: Int, fraction: Double) throws(StoreError) {
-        try localLock.holding { () throws(StoreError) in
+        try local.run { store throws(StoreError) in
             try store.saveReveal(deal, how: how, afterMilliseconds: afterMilliseconds, fraction: fraction)
         }
     }
@@ -418,5 +426,22 @@ extension NSLock {
         lock()
         defer { unlock() }
         return try body()
+    }
+}
+
+/// How a `PoolLedger` reaches its local store: `run` calls `body` with the store, one
+/// caller at a time, and returns its answer. A SQLite connection must never be used by
+/// two threads at once: whoever else writes the store must go through the same door.
+public protocol LocalStoreAccess: AnyObject, Sendable {
+    func run<T>(_ body: (KioskStore) throws(StoreError) -> T) throws(StoreError) -> T
+}
+
+/// A store behind a lock: `pool deal` and the tests, where nothing else writes it.
+public final class LockedStore: LocalStoreAccess, @unchecked Sendable {
+    private let store: KioskStore
+    private let lock = NSLock()
+    public init(_ store: KioskStore) { self.store = store }
+    public func run<T>(_ body: (KioskStore) throws(StoreError) -> T) throws(StoreError) -> T {
+        try lock.holding { () throws(StoreError) -> T in try body(store) }
     }
 }

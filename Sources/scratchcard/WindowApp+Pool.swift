@@ -18,13 +18,18 @@ import ScratchStore
 ///   again with backoff at each reset. Sold out: the sold-out card, and the pool asked
 ///   again every 30 s at the latest (a head office may add stock with `pool init --deck`).
 extension StoreKeeper {
-    /// Where outcomes go: the pool's ledger (local store + outbox) or the store alone.
-    var ledger: PrizeLedger { pool ?? store }
+    /// A deal's outcome, once: through the pool's ledger (the local store and its outbox
+    /// for the pool) or into the store alone.
+    @discardableResult
+    func finishDeal(_ deal: DealID, outcome: OutcomeRecord) throws(StoreError) -> Bool {
+        if let pool { return try pool.finish(deal, outcome: outcome) }
+        return try store.finish(deal, outcome: outcome)
+    }
 
     /// The pool the options name, connected and caught up (or out of reach: the kiosk
     /// starts offline); nil without `--pool`. A missing or newer schema, a kiosk id in
     /// use, a connection string with a password: an error (exit 2).
-    static func openPool(options: WindowOptions, store: KioskStore) throws(StoreError) -> PoolLedger? {
+    static func openPool(options: WindowOptions, writer: StoreWriter) throws(StoreError) -> PoolLedger? {
         guard let text = options.pool else { return nil }
         guard options.deck != nil else {
             throw StoreError(path: "--pool", kind: .other,
@@ -35,7 +40,8 @@ extension StoreKeeper {
             throw StoreError(path: "--pool", kind: .other, message: error.message)
         }
         let id = options.kioskID ?? defaultKioskID()
-        let ledger = PoolLedger(store: store, pool: PostgresPool(address: address, kioskID: id), log: { log($0) })
+        let ledger = PoolLedger(local: writer, storePath: writer.path, pool: PostgresPool(address: address, kioskID: id),
+                                log: { log($0) })
         try ledger.start()
         if options.verbose { log("pool: \(address), kiosk id \(id)\(ledger.isOnline ? "" : " (offline for now)")") }
         return ledger
@@ -69,6 +75,20 @@ extension StoreKeeper {
         showsBackSoon = true
         showsSoldOut = false
         deal = nil
+    }
+}
+
+/// The pool's ledger reaches the store through the writer's queue, beside the window's
+/// own writes: one SQLite connection, one thread at a time.
+extension StoreWriter: LocalStoreAccess {
+    func run<T>(_ body: (KioskStore) throws(StoreError) -> T) throws(StoreError) -> T {
+        try now { ledger throws(StoreError) -> T in
+            // With --pool the writer holds the kiosk's KioskStore (StoreKeeper.init).
+            guard let store = ledger as? KioskStore else {
+                throw StoreError(path: path, kind: .other, message: "the pool needs the kiosk's local store")
+            }
+            return try body(store)
+        }
     }
 }
 

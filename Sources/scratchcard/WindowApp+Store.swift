@@ -131,7 +131,7 @@ final class StoreKeeper {
             if options.verbose { log("store: \(path)") }
             let book = try deck.map { deck throws(StoreError) in StockBook(deck: deck, dealt: try store.dealtCounts()) }
             let keeper = StoreKeeper(store: store, book: book, defaultCover: options.cover)
-            keeper.pool = try openPool(options: options, store: store)
+            keeper.pool = try openPool(options: options, writer: keeper.store)
             return keeper
         } catch {
             throw ExitError(code: 2, message: "\(error)")
@@ -212,7 +212,7 @@ final class StoreKeeper {
     private func end(_ stale: DealID, outcomeLog: OutcomeLog?) throws(StoreError) {
         let record = OutcomeRecord(shownAt: Date().timeIntervalSince1970, cardID: "", prize: "", outcome: .abandoned, how: nil,
                                    fraction: 0, revealMilliseconds: nil, durationMilliseconds: 0)
-        try ledger.finish(stale, outcome: record)
+        try finishDeal(stale, outcome: record)
     }
 
     /// The deck entry a dealt card is recorded as (its stock with it); the options'
@@ -390,7 +390,7 @@ extension WindowApp {
         guard let keeper = storeKeeper else { return true }
         guard let deal = keeper.deal else { return false }
         keeper.flush()
-        do { return try keeper.ledger.finish(deal, outcome: record) } catch {
+        do { return try keeper.finishDeal(deal, outcome: record) } catch {
             keeper.report(error,
                           doing: "record the outcome")
             return false
