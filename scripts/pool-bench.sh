@@ -49,7 +49,7 @@ pool="host=$work dbname=postgres user=scratch"
 touch "$work/bike.png" "$work/thanks.png"   # the images are not read: no display
 for d in "${dealers[@]}"; do
   # A fresh pool each time: 100 stocked prizes per dealer, and consolation cards.
-  psql -X -q -h "$work" -U scratch -d postgres -c "DROP TABLE IF EXISTS outcomes, deals, stock, kiosks, scratchcard_schema" > /dev/null
+  PGOPTIONS="-c client_min_messages=warning" psql -X -q -h "$work" -U scratch -d postgres -c "DROP TABLE IF EXISTS outcomes, deals, stock, kiosks, scratchcard_schema" > /dev/null
   cat > "$work/deck.json" <<JSON
 {"cards": [{"id": "bike", "prize": "bike.png", "stock": $((100 * d)), "weight": 1},
            {"id": "thanks", "prize": "thanks.png", "weight": 3}]}
