@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | conninfo (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|conninfo [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -43,6 +43,18 @@ case "$name" in
     swiftc "${flags[@]}" -module-name ScratchSound Sources/ScratchSound/WAVFile.swift Sources/ScratchSound/ScratchSynth.swift \
       "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
     max_len=65536
+    ;;
+  conninfo)
+    # ScratchCore as a module, then the pool's connection strings (PostgresConnection.swift,
+    # which holds PoolAddress) with libpq, and the target.
+    swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
+      -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
+    pqcflags=()
+    for f in $(pkg-config --cflags libpq); do pqcflags+=(-Xcc "$f"); done
+    swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CLibPQ -I Sources/CInstructions "${pqcflags[@]}" \
+      Sources/ScratchStore/PostgresConnection.swift "Fuzz/$name/main.swift" \
+      -L "$out" -lScratchCore $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
+    max_len=4096
     ;;
   *) echo "unknown fuzz target $name" >&2; exit 2 ;;
 esac

@@ -41,6 +41,31 @@ import PostgresSupport
     }
 }
 
+/// The conninfo fuzz target's seeds and kept findings (Fuzz/conninfo), with its checks.
+@Suite struct ConninfoFuzzRegressionTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Fuzz/conninfo")
+
+    @Test("every seed and kept finding is accepted without a password or refused with a message that does not quote it")
+    func replay() throws {
+        var files: [URL] = []
+        for kind in ["corpus", "regressions"] {
+            files += (try? FileManager.default.contentsOfDirectory(at: Self.folder.appendingPathComponent(kind), includingPropertiesForKeys: nil)) ?? []
+        }
+        #expect(files.count >= 6)
+        for file in files {
+            let text = String(decoding: try Data(contentsOf: file), as: UTF8.self)
+            do {
+                let address = try PoolAddress(text, environment: [:])
+                #expect(!PoolAddress.looksLikeItHoldsAPassword(address.conninfo), "\(file.lastPathComponent)")
+            } catch {
+                #expect(!error.message.isEmpty)
+                #expect(!error.message.contains("secret"), "\(file.lastPathComponent): \(error.message)")
+            }
+        }
+    }
+}
+
 /// The pool against a real PostgreSQL server of the test's own.
 @Suite(.serialized, .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
 struct PoolTests {
