@@ -61,8 +61,11 @@ public struct PoolAddress: Sendable, Equatable, CustomStringConvertible {
         }
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(text, &error) else {
-            let reason = error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+            var reason = error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
             if let error { PQfreemem(error) }
+            // libpq's reason quotes the text around the fault: when the string mentions a
+            // password or holds a URI's user part, that could be one. Say less then.
+            if text.lowercased().contains("password") || text.contains("@") { reason = "check its syntax" }
             throw PoolError(.badConnectionString, "--pool: not a PostgreSQL connection string or URI (\(reason))")
         }
         defer { PQconninfoFree(options) }

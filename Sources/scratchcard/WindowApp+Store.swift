@@ -231,7 +231,7 @@ final class StoreKeeper {
     /// The state machine of the first card: taken up as it was (shown so long ago,
     /// touched, revealed), the sold-out card as done, else fresh.
     func firstSession(card: DealtCard, revealAt: Double, fraction: Double, now: Double) -> CardSession {
-        if card.soldOut { return Self.soldOutSession(revealAt: revealAt, now: now) }
+        if card.soldOut { return Self.soldOutSession(revealAt: revealAt, now: now, cardID: card.id) }
         guard let held = resumed else { return CardSession(cardID: card.id, revealAt: revealAt, now: now) }
         let elapsed = Date().timeIntervalSince1970 - held.shownAt
         return CardSession(resuming: held.cardID, revealAt: revealAt, now: now, shownSecondsAgo: elapsed,
@@ -239,8 +239,8 @@ final class StoreKeeper {
                            reveal: held.reveal.map { ($0.how, Double($0.afterMilliseconds) / 1000, $0.fraction) })
     }
 
-    static func soldOutSession(revealAt: Double, now: Double) -> CardSession {
-        CardSession(resuming: "sold-out", revealAt: revealAt, now: now, shownSecondsAgo: 0, touched: false, fraction: 1,
+    static func soldOutSession(revealAt: Double, now: Double, cardID: String = "sold-out") -> CardSession {
+        CardSession(resuming: cardID, revealAt: revealAt, now: now, shownSecondsAgo: 0, touched: false, fraction: 1,
                     reveal: (.keyboard, 0, 1))
     }
 
@@ -380,7 +380,7 @@ extension WindowApp {
 
     /// The state machine of a card just shown.
     func session(for made: CardMaker.Made, now: Double) -> CardSession {
-        made.card.soldOut ? StoreKeeper.soldOutSession(revealAt: options.revealAtPercent / 100, now: now)
+        made.card.soldOut ? StoreKeeper.soldOutSession(revealAt: options.revealAtPercent / 100, now: now, cardID: made.card.id)
             : CardSession(cardID: made.card.id, revealAt: options.revealAtPercent / 100, now: now)
     }
 

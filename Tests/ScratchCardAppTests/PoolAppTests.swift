@@ -32,6 +32,39 @@ struct PoolAppTests {
         try run(killing: true)
     }
 
+    @Test("a deck with no unlimited card and the pool out of reach: 'back in a moment' on show, nothing stocked dealt; the pool back: a prize taken from it")
+    func backInAMoment() throws {
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let deck = try StockedDeck([StockedDeck.Entry(id: "bike", colour: Self.bikeColour, stock: 5, weight: 1)], size: Self.size)
+        defer { deck.remove() }
+        #expect(try runCommand(["pool", "init", "--pool", server.conninfo, "--deck", deck.deck], environment: server.environment).status == 0)
+        server.kill9()
+        let xvfb = try Xvfb(width: Self.size.width, height: Self.size.height)
+        defer { xvfb.stop() }
+        var environment = xvfb.environment
+        environment["PGPASSFILE"] = server.passFile
+        let kiosk = try RunningApp(deck.kioskArguments(brush: 40, idleReset: 0.5, extra: ["--pool", server.conninfo, "--kiosk-id", "k"]),
+                                   environment: environment)
+        defer { kill(kiosk.pid, SIGKILL) }
+        let window = try xvfb.scratchcardWindow()
+        #expect(waitUntil(timeout: 20) { kiosk.cardShown != nil })
+        #expect(kiosk.cardShown?.card == "back-soon" && kiosk.cardShown?.deal == nil, "\(kiosk.standardOutput)")
+        #expect(kiosk.standardError.contains("back in a moment"))
+        // Neither the cover nor the prize: the built-in card, and scratching changes nothing.
+        try xvfb.drag(window: window, from: (0, 60), through: [(80, 60), (159, 60)])
+        usleep(300_000)
+        let image = try xvfb.capture(window: window)
+        #expect(image[80, 60] != Self.bikeColour && image[80, 60] != StockedDeck.cover)
+        usleep(1_500_000)
+        #expect(kiosk.eventNames.filter { $0 == "new-card" }.isEmpty, "nothing dealt while the pool is down")
+        try server.start()
+        #expect(waitUntil(timeout: 60) { kiosk.cardShown?.card == "bike" }, "\(kiosk.standardError)")
+        let shown = try xvfb.waitForPixels(window: window) { $0[80, 60] == StockedDeck.cover }
+        #expect(shown[80, 60] == StockedDeck.cover)
+        #expect(try server.sql("SELECT count(*) FROM deals WHERE kiosk = 'k' AND from_stock") == "1")
+    }
+
     func run(killing: Bool) throws {
         let server = try PostgresServer()
         defer { server.stop() }
