@@ -405,6 +405,13 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
 
     // MARK: CardOnShowStore (local)
 
+    /// The local store's path.
+    public var path: String { storePath }
+
+    public func pendingDeals() throws(StoreError) -> [DealID] {
+        try local.run { store throws(StoreError) -> [DealID] in try store.pendingDeals() }
+    }
+
     public func pendingDeal() throws(StoreError) -> PendingDeal? {
         try local.run { store throws(StoreError) -> PendingDeal? in try store.pendingDeal() }
     }
