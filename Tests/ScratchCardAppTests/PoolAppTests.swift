@@ -195,3 +195,36 @@ struct PoolAppTests {
         #expect(stock.out.contains("kiosk shop-kiosk: dealt \(kioskDeals)"), "\(stock.out)")
     }
 }
+
+/// The pool's options as a user meets them, no server needed: bad input is exit 2 with a
+/// clear message, and a password is never echoed.
+@Suite struct PoolOptionTests {
+    @Test("a --pool holding a password is refused at once (kiosk, pool init, stock), without echoing it",
+          arguments: [["--kiosk"], ["pool", "init"], ["stock"], ["pool", "deal", "--count", "1"]])
+    func passwordRefused(_ command: [String]) throws {
+        let deck = try StockedDeck([StockedDeck.Entry(id: "bike", colour: RGBA(r: 200, g: 0, b: 0), stock: 1)],
+                                   size: PixelSize(width: 8, height: 8))
+        defer { deck.remove() }
+        for pool in ["postgresql://kiosk:hunter2secret@db.example/promo", "host=db.example password=hunter2secret"] {
+            let result = try runToExit(command + ["--pool", pool, "--deck", deck.deck])
+            #expect(result.status == 2, "\(command) \(result.err)")
+            #expect(result.err.contains("PGPASSFILE"), "\(result.err)")
+            #expect(!result.err.contains("hunter2secret") && !result.out.contains("hunter2secret"))
+        }
+    }
+
+    @Test("--pool without --deck, a bad connection string, a bad --kiosk-id, pool without a verb: exit 2 naming the problem")
+    func badInput() throws {
+        let noDeck = try runToExit(["--kiosk", "--pool", "host=/nonexistent dbname=x", "--store", "/tmp/scratchcard-pool-\(getpid()).db"])
+        #expect(noDeck.status == 2 && noDeck.err.contains("--pool: needs --deck"), "\(noDeck.err)")
+        unlink("/tmp/scratchcard-pool-\(getpid()).db"); unlink("/tmp/scratchcard-pool-\(getpid()).db.lock")
+        let bad = try runToExit(["pool", "init", "--pool", "host=x =y"])
+        #expect(bad.status == 2 && bad.err.contains("not a PostgreSQL connection string"), "\(bad.err)")
+        let id = try runToExit(["--kiosk-id", "", "--kiosk"])
+        #expect(id.status == 2 && id.err.contains("--kiosk-id"), "\(id.err)")
+        let verb = try runToExit(["pool"])
+        #expect(verb.status == 2 && verb.err.contains("init, deal or stock"), "\(verb.err)")
+        let unreachable = try runToExit(["stock", "--pool", "host=/nonexistent-socket-folder dbname=x"])
+        #expect(unreachable.status == 2 && unreachable.err.contains("cannot reach the pool"), "\(unreachable.err)")
+    }
+}
