@@ -1,3 +1,4 @@
+@preconcurrency import Glibc
 import Foundation
 import ScratchCore
 
@@ -33,11 +34,11 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     private let storePath: String
     public let pool: PostgresPool
     /// The pool's connection and everything below: held across network calls.
-    private let poolLock = NSLock()
+    private let poolLock = Lock()
     private let log: @Sendable (String) -> Void
     private let sender = DispatchQueue(label: "scratchcard.pool-outbox")
     /// Held for a moment only, never across a network call: the flags below.
-    private let stateLock = NSLock()
+    private let stateLock = Lock()
     private var sendScheduled = false
     private var onlineFlag = false
     /// Deals taken from the pool and not recorded here yet (a card being made, a spare):
@@ -427,11 +428,22 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     }
 }
 
-extension NSLock {
-    /// `withLock` for a body with a typed error.
+/// A mutex (pthread's, not Foundation's NSLock: one use of swift-corelibs-foundation
+/// links all of it into the static binary; see Sources/scratchcard/Threads.swift), with
+/// a `holding` for bodies with typed errors.
+final class Lock: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() { pthread_mutex_init(mutex, nil) }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
     func holding<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        lock()
-        defer { unlock() }
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
         return try body()
     }
 }
@@ -446,7 +458,7 @@ public protocol LocalStoreAccess: AnyObject, Sendable {
 /// A store behind a lock: `pool deal` and the tests, where nothing else writes it.
 public final class LockedStore: LocalStoreAccess, @unchecked Sendable {
     private let store: KioskStore
-    private let lock = NSLock()
+    private let lock = Lock()
     public init(_ store: KioskStore) { self.store = store }
     public func run<T>(_ body: (KioskStore) throws(StoreError) -> T) throws(StoreError) -> T {
         try lock.holding { () throws(StoreError) -> T in try body(store) }

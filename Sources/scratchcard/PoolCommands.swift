@@ -208,9 +208,9 @@ func poolDeal(_ options: PoolDealOptions) throws(ExitError) {
     if options.stats {
         let sorted = latencies.sorted()
         func at(_ q: Double) -> String {
-            sorted.isEmpty ? "0" : String(format: "%.3f", sorted[Swift.min(sorted.count - 1, Int(Double(sorted.count) * q))] * 1000)
+            sorted.isEmpty ? "0" : String(format4: sorted[Swift.min(sorted.count - 1, Int(Double(sorted.count) * q))] * 1000)
         }
-        print("deal_ms_p50=\(at(0.5)) deal_ms_p99=\(at(0.99)) deals_per_s=\(String(format: "%.1f", Double(dealt) / Swift.max(elapsed, 1e-9)))")
+        print("deal_ms_p50=\(at(0.5)) deal_ms_p99=\(at(0.99)) deals_per_s=\(Int((Double(dealt) / Swift.max(elapsed, 1e-9)).rounded()))")
     }
     print("dealt=\(dealt) stocked=\(stocked) consolation=\(consolation) offline_waits=\(waits)")
     if drained.waiting != 0 {
