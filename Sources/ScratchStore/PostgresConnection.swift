@@ -61,7 +61,7 @@ public struct PoolAddress: Sendable, Equatable, CustomStringConvertible {
         }
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(text, &error) else {
-            var reason = error.map { String(cString: $0).trimmingCharacters(in: .whitespacesAndNewlines) } ?? "out of memory"
+            var reason = error.map { trimmedSpace(String(cString: $0)) } ?? "out of memory"
             if let error { PQfreemem(error) }
             // libpq's reason quotes the text around the fault: when the string mentions a
             // password or holds a URI's user part, that could be one. Say less then.
@@ -180,7 +180,7 @@ final class PostgresConnection {
 
     private static func message(_ connection: OpaquePointer) -> String {
         guard let text = PQerrorMessage(connection) else { return "unknown error" }
-        let lines = String(cString: text).split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        let lines = String(cString: text).split(separator: "\n").map { trimmedSpace($0) }
         return lines.filter { !$0.isEmpty }.joined(separator: "; ")
     }
 
@@ -288,4 +288,12 @@ func monotonicNow() -> Double {
     var now = timespec()
     clock_gettime(CLOCK_MONOTONIC, &now)
     return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+}
+
+/// `text` without spaces, tabs and line ends at either end (Foundation's
+/// `trimmingCharacters(in:)` would link swift-corelibs-foundation into the static binary).
+func trimmedSpace<S: StringProtocol>(_ text: S) -> String {
+    let space: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+    guard let first = text.firstIndex(where: { !space($0) }), let last = text.lastIndex(where: { !space($0) }) else { return "" }
+    return String(text[first...last])
 }
