@@ -65,7 +65,9 @@ public struct PoolAddress: Sendable, Equatable, CustomStringConvertible {
             if let error { PQfreemem(error) }
             // libpq's reason quotes the text around the fault: when the string mentions a
             // password or holds a URI's user part, that could be one. Say less then.
-            if text.lowercased().contains("password") || text.contains("@") { reason = "check its syntax" }
+            // (firstRange(of:), the standard library's: Foundation's String.contains would
+            // link all of swift-corelibs-foundation into the static binary.)
+            if text.lowercased().firstRange(of: "password") != nil || text.contains(Character("@")) { reason = "check its syntax" }
             throw PoolError(.badConnectionString, "--pool: not a PostgreSQL connection string or URI (\(reason))")
         }
         defer { PQconninfoFree(options) }
@@ -92,7 +94,7 @@ public struct PoolAddress: Sendable, Equatable, CustomStringConvertible {
         if lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://") {
             let rest = lower.drop(while: { $0 != "/" }).dropFirst(2)
             let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
-            if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") { return true }
+            if let at = authority.lastIndex(of: "@"), authority[..<at].contains(Character(":")) { return true }
             if let query = rest.firstIndex(of: "?") {
                 return rest[query...].dropFirst().split(separator: "&").contains { $0.hasPrefix("password=") }
             }
