@@ -213,6 +213,27 @@ struct PoolAppTests {
         }
     }
 
+    @Test("'back in a moment' is a text card drawn at the window's size (CardArt, no image file): OCR reads its words")
+    func backInAMomentIsATextCard() throws {
+        let size = PixelSize(width: 640, height: 400)
+        let deck = try StockedDeck([StockedDeck.Entry(id: "bike", colour: RGBA(r: 220, g: 30, b: 40), stock: 5)], size: size)
+        defer { deck.remove() }
+        let xvfb = try Xvfb(width: size.width, height: size.height)
+        defer { xvfb.stop() }
+        // A pool no server listens for: the kiosk starts offline, and the deck has no unlimited card.
+        let pool = "host=\(deck.folder.path) dbname=pool"
+        let kiosk = try RunningApp(deck.kioskArguments(extra: ["--pool", pool, "--kiosk-id", "k"]), environment: xvfb.environment)
+        defer { kill(kiosk.pid, SIGKILL) }
+        let window = try xvfb.scratchcardWindow()
+        #expect(waitUntil(timeout: 20) { kiosk.cardShown != nil })
+        #expect(kiosk.cardShown?.card == "back-soon", "\(kiosk.standardOutput)")
+        let shown = try xvfb.waitForPixels(window: window, until: TextCardTests.isDrawn(size))
+        #expect(shown[320, 5] != StockedDeck.cover && shown[320, 5] != RGBA(r: 220, g: 30, b: 40))
+        let text = try TextCardTests.ocr(TextCardTests.lettersOnly(shown), on: xvfb).lowercased()
+        #expect(text.contains("back") && text.contains("moment"), "OCR read: \(text)")
+        #expect(text.contains("soon"), "the subtitle too; OCR read: \(text)")
+    }
+
     @Test("--pool without --deck, a bad connection string, a bad --kiosk-id, pool without a verb: exit 2 naming the problem")
     func badInput() throws {
         let noDeck = try runToExit(["--kiosk", "--pool", "host=/nonexistent dbname=x", "--store", "/tmp/scratchcard-pool-\(getpid()).db"])
