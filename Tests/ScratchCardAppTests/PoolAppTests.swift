@@ -65,6 +65,48 @@ struct PoolAppTests {
         #expect(try server.sql("SELECT count(*) FROM deals WHERE kiosk = 'k' AND from_stock") == "1")
     }
 
+    @Test("a text card taken from the pool is drawn from the deck's words (OCR), and the pool records its title as the prize and its outcome")
+    func textCardThroughThePool() throws {
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let folder = try App.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = folder.appendingPathComponent("deck.json").path
+        try Data(#"{"cards": [{"id": "bike", "text": "BICYCLE", "subtitle": "Ask at the counter", "stock": 3}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: deck))
+        let initialized = try runCommand(["pool", "init", "--pool", server.conninfo, "--deck", deck], environment: server.environment)
+        #expect(initialized.status == 0, "\(initialized.err)")
+        let size = PixelSize(width: 640, height: 400)
+        let xvfb = try Xvfb(width: 700, height: 460)
+        defer { xvfb.stop() }
+        var environment = xvfb.environment
+        environment["PGPASSFILE"] = server.passFile
+        let app = try RunningApp(["--deck", deck, "--size", "640x400", "--scale", "1", "--events",
+                                  "--store", folder.appendingPathComponent("kiosk.db").path,
+                                  "--pool", server.conninfo, "--kiosk-id", "k"], environment: environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try xvfb.scratchcardWindow()
+        #expect(waitUntil(timeout: 20) { app.cardShown?.deal != nil }, "\(app.standardError)")
+        #expect(app.cardShown?.card == "bike")
+        let cover = try xvfb.waitForPixels(window: window, until: TextCardTests.isDrawn(size))
+        try xvfb.press("space", in: window)
+        #expect(waitUntil { app.eventNames.contains("revealed") }, "Space reveals: \(app.eventNames)")
+        // The fade and the sparks are over when two looks 1.2 s apart agree (TextCardTests).
+        var last = cover, lastAt = Date.distantPast
+        let shown = try xvfb.waitForPixels(window: window, timeout: 15) { image in
+            guard Date().timeIntervalSince(lastAt) >= 1.2 else { return false }
+            defer { last = image; lastAt = Date() }
+            return image != cover && image == last
+        }
+        let text = try TextCardTests.ocr(TextCardTests.lettersOnly(shown), on: xvfb).lowercased()
+        #expect(text.contains("bicycle") && text.contains("counter"), "OCR read: \(text)")
+        try xvfb.press("q", in: window)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(try server.sql("SELECT prize FROM deals WHERE kiosk = 'k'") == "BICYCLE")
+        #expect(try server.sql("SELECT o.outcome FROM outcomes o JOIN deals d ON d.deal = o.deal WHERE d.kiosk = 'k'") == "revealed")
+        #expect(try server.sql("SELECT dealt FROM stock WHERE card = 'bike'") == "1")
+    }
+
     func run(killing: Bool) throws {
         let server = try PostgresServer()
         defer { server.stop() }
