@@ -1,6 +1,5 @@
 @preconcurrency import Glibc
 import Foundation
-import ScratchAssets
 import ScratchCore
 import ScratchImage
 import ScratchStore
