@@ -428,22 +428,15 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     }
 }
 
-/// A mutex (pthread's, not Foundation's NSLock: one use of swift-corelibs-foundation
-/// links all of it into the static binary; see Sources/scratchcard/Threads.swift), with
-/// a `holding` for bodies with typed errors.
-final class Lock: @unchecked Sendable {
-    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+/// The core's pthread lock (ScratchCore's Threads.swift: not Foundation's NSLock, whose
+/// one use links all of swift-corelibs-foundation into the static binary), as a mutex
+/// with a `holding` for bodies with typed errors.
+typealias Lock = Condition
 
-    init() { pthread_mutex_init(mutex, nil) }
-
-    deinit {
-        pthread_mutex_destroy(mutex)
-        mutex.deallocate()
-    }
-
+extension Condition {
     func holding<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
+        lock()
+        defer { unlock() }
         return try body()
     }
 }
