@@ -33,6 +33,8 @@ let package = Package(
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // libpq: the store room's client of a shared prize pool in PostgreSQL.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
 
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
@@ -51,7 +53,7 @@ let package = Package(
         // its outputs (PulseAudio, else ALSA).
         .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
         // The store: deals, stock, outcomes and the card on show, in SQLite.
-        .target(name: "ScratchStore", dependencies: ["CSQLite", "ScratchCore"]),
+        .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
@@ -72,7 +74,9 @@ let package = Package(
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
-        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore"]),
+        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
+        // A private PostgreSQL server for the pool's tests: started per test, always stopped.
+        .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
@@ -82,7 +86,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

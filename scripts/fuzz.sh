@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -10,7 +10,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -45,13 +45,28 @@ case "$name" in
     max_len=65536
     ;;
   store)
-    # ScratchCore as a static library and module, then the store room (its SQLite
-    # wrapper, so the system's libsqlite3) + the target.
+    # ScratchCore as a static library and module, then the whole store room (SQLite for
+    # the kiosk's store, libpq for the pool beside it) + the target.
     swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
       -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
-    swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CSQLite -I Sources/CInstructions \
-      Sources/ScratchStore/*.swift "Fuzz/$name/main.swift" -L "$out" -lScratchCore -lsqlite3 -lm -o "$out/fuzzer"
+    pqcflags=()
+    for f in $(pkg-config --cflags libpq); do pqcflags+=(-Xcc "$f"); done
+    swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CSQLite -I Sources/CLibPQ -I Sources/CInstructions \
+      "${pqcflags[@]}" Sources/ScratchStore/*.swift "Fuzz/$name/main.swift" \
+      -L "$out" -lScratchCore -lsqlite3 $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
     max_len=16384
+    ;;
+  conninfo)
+    # ScratchCore as a module, then the pool's connection strings (PostgresConnection.swift,
+    # which holds PoolAddress) with libpq, and the target.
+    swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
+      -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
+    pqcflags=()
+    for f in $(pkg-config --cflags libpq); do pqcflags+=(-Xcc "$f"); done
+    swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CLibPQ -I Sources/CInstructions "${pqcflags[@]}" \
+      Sources/ScratchStore/PostgresConnection.swift "Fuzz/$name/main.swift" \
+      -L "$out" -lScratchCore $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
+    max_len=4096
     ;;
   *) echo "unknown fuzz target $name" >&2; exit 2 ;;
 esac

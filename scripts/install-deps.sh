@@ -22,6 +22,8 @@ packages=(
   pulseaudio pulseaudio-utils   # tests: a private PulseAudio daemon with a null sink, parec on its monitor
   alsa-utils   # aplay, speaker-test: to check a kiosk's ALSA device by hand (README, Sound)
   libsqlite3-dev sqlite3   # CSQLite: the kiosk's store; tests: the sqlite3 shell edits a store's version
+  libpq-dev   # CLibPQ: the shared prize pool's client (PostgreSQL's libpq)
+  postgresql   # tests, scripts/pool-bench.sh: a private PostgreSQL 15 server (initdb, postgres, pg_isready; psql with its client)
 )
 
 missing=()

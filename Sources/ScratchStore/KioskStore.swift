@@ -30,12 +30,12 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     }
 
     public let path: String
-    private let connection: SQLiteConnection
+    let connection: SQLiteConnection
     /// The lock file's descriptor while this store holds it.
     private var lockDescriptor: Int32 = -1
 
     /// The schema this program writes.
-    public static let schemaVersion = 1
+    public static let schemaVersion = migrations.count
     /// SQLite's `application_id` for our stores: "SCRD".
     static let applicationID = 0x5343_5244
 
@@ -260,6 +260,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             lines TEXT NOT NULL);
         CREATE INDEX strokes_by_deal ON strokes(deal);
         """,
+        poolOutboxMigration,     // 2: KioskStore+Pool.swift
     ]
 
     // MARK: PrizeLedger
@@ -296,7 +297,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// Inside a transaction: the outcome (once; false if it had one) and the end of the
     /// deal's strokes, which only the card on show needs.
     @discardableResult
-    private func writeOutcome(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
+    func writeOutcome(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
         try connection.prepare("""
             INSERT OR IGNORE INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms, ended_at)
             SELECT deal, ?, ?, ?, ?, ?, ? FROM deals WHERE deal = ?

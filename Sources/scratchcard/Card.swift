@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import CardArt
 import ScratchCore
+import ScratchStore
 import ScratchImage
 import ScratchSound
 
@@ -92,6 +93,8 @@ struct Dealer: Sendable {
     var stock: StockBook?
     /// `--sold-out IMAGE`, shown when nothing can be dealt; nil: the built-in card.
     var soldOutImage: String?
+    /// With a shared pool: the cards are taken from it (WindowApp+Pool.swift).
+    var pool: PoolLedger?
 
     init(options: WindowOptions) throws(DeckError) {
         deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
@@ -124,6 +127,7 @@ struct Dealer: Sendable {
     /// The next card's id and images. A deck card without a cover of its own gets the
     /// `--cover` one (or the built-in foil, with the card's, the deck's or `--cover-text`).
     func deal() throws(ImageError) -> DealtCard {
+        if let pool, let stock { return try deal(fromPool: pool, book: stock) }
         if let stock { return try deal(from: stock) }
         guard let deck else {
             let id = prize.map { fileStem($0) } ?? "built-in"
@@ -188,6 +192,11 @@ struct DealtCard: Sendable {
     var deckCard: DeckCard? = nil
     /// The sold-out card: nothing could be dealt.
     var soldOut = false
+    /// With a shared pool: the deal taken from it, to record when the card is shown.
+    var poolTake: PoolLedger.Taken? = nil
+    /// With a shared pool: "back in a moment", and when to try the pool again
+    /// (monotonic seconds): it cannot be reached and the deck has no unlimited card.
+    var backSoonUntil: Double? = nil
 }
 
 /// A file's name without its folder and extension.

@@ -10,6 +10,7 @@ enum Command: Equatable {
     case doodle(DoodleOptions)
     case stock(StockOptions)
     case simulate(SimulateOptions)
+    case pool(PoolCommand)
     case help(String)
     case version
 }
@@ -47,6 +48,11 @@ struct WindowOptions: Equatable {
     var store: String?
     /// The card shown when nothing can be dealt; nil: the built-in one.
     var soldOut: String?
+    /// A shared prize pool (PostgreSQL connection string or URI, no password in it):
+    /// the stock and every outcome live there (WindowApp+Pool.swift).
+    var pool: String?
+    /// This kiosk's id in the pool; nil: the host name.
+    var kioskID: String?
 
     /// Kiosk mode: full screen, unattended, left only by the operator's chord.
     var kiosk = false
@@ -90,6 +96,7 @@ let windowUsage = """
            scratchcard log-summary FILE|STORE
            scratchcard stock [--store PATH] [--deck PATH] [--json]
            scratchcard simulate --deck PATH --count N [--store PATH] [--seed S] [--json]
+           scratchcard pool init|deal|stock --pool CONNINFO ...  (see scratchcard pool --help)
            scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
                                     (see scratchcard doodle --help)
 
@@ -129,6 +136,11 @@ let windowUsage = """
                        this option; SIGHUP reloads the deck (its stock)
       --sold-out IMAGE the card shown when every prize has been given away;
                        default: a built-in one
+      --pool CONNINFO  share the stock and the outcomes with other kiosks through
+                       PostgreSQL (a libpq connection string or URI; the password only
+                       from PGPASSFILE or ~/.pgpass); needs --deck; see scratchcard
+                       pool --help. The card on show stays in the local store
+      --kiosk-id ID    this kiosk's name in the pool (default: the host name)
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put, latency and the time from
                        start to the first frame on screen, on exit
@@ -207,7 +219,7 @@ let configSchema: [String: ConfigValueKind] = [
     "kiosk": .flag, "idle-reset": .number, "abandon-reset": .number, "exit-chord": .string, "max-fingers": .number,
     "max-fps": .number,
     "sound": .string, "volume": .number, "celebrate": .string,
-    "store": .path, "sold-out": .path,
+    "store": .path, "sold-out": .path, "pool": .string, "kiosk-id": .string,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -225,6 +237,7 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "doodle" { return try parseDoodle(tokens.dropFirst()) }
     if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }
     if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
+    if tokens.first == "pool" { return try parsePool(tokens.dropFirst()) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
@@ -280,6 +293,8 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--log": options.log = try nonEmpty(value(), token)
         case "--store": options.store = try nonEmpty(value(), token)
         case "--sold-out": options.soldOut = try nonEmpty(value(), token)
+        case "--pool": options.pool = try nonEmpty(value(), token)
+        case "--kiosk-id": options.kioskID = try kioskID(value(), token)
         case "--kiosk": options.kiosk = true
         case "--idle-reset": options.idleReset = try positiveNumber(value(), token, upTo: 86_400)
         case "--abandon-reset": options.abandonReset = try positiveNumber(value(), token, upTo: 86_400)

@@ -8,6 +8,8 @@ struct StockOptions: Equatable {
     var store: String
     var deck: String?
     var json = false
+    /// A shared pool to report instead of the store (PoolCommands.swift).
+    var pool: String?
 }
 
 /// Options of `scratchcard simulate`.
@@ -24,12 +26,16 @@ struct SimulateOptions: Equatable {
 
 let stockUsage = """
     usage: scratchcard stock [--store PATH] [--deck PATH] [--json]
+           scratchcard stock --pool CONNINFO [--deck PATH] [--json]
 
     Per card: its stock (from the deck, "unlimited" without one), how many were dealt,
     how many are left, and how the dealt cards ended (revealed, abandoned, quit). Reads
     the kiosk's store (default $XDG_STATE_HOME/scratchcard/kiosk.db) while it runs; needs
     no display. --json: one JSON object per card per line, with the keys card, stock,
     dealt, left, revealed, abandoned, quit (stock and left null when unlimited).
+    --pool CONNINFO: the shared pool's instead (its stock; the password from PGPASSFILE
+    or ~/.pgpass), then one line per kiosk: dealt, revealed, abandoned, quit, void (taken
+    and never shown), last seen (--json: keys kiosk, dealt, ..., last_seen).
     """
 
 let simulateUsage = """
@@ -56,6 +62,7 @@ func parseStock(_ tokens: ArraySlice<String>, environment: [String: String]) thr
         case "--store": options.store = try nonEmpty(value(), token)
         case "--deck": options.deck = try nonEmpty(value(), token)
         case "--json": options.json = true
+        case "--pool": options.pool = try nonEmpty(value(), token)
         default: throw UsageError(message: "stock: unknown option '\(token.prefix(40))'")
         }
     }
@@ -107,6 +114,7 @@ func loadDeck(_ path: String) throws(ExitError) -> Deck {
 /// `scratchcard stock`: the store's counts per card beside the deck's stock.
 func stockCommand(_ options: StockOptions) throws(ExitError) {
     let deck = try options.deck.map { path throws(ExitError) in try loadDeck(path) }
+    if let pool = options.pool { return try poolStock(address: poolAddress(pool), deck: deck, json: options.json) }
     do {
         let store = try KioskStore(path: options.store, access: .read)
         for line in try store.stockReport(deck: deck) { print(options.json ? line.json : line.text) }

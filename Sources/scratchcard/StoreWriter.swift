@@ -26,7 +26,7 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// Runs `body` on the queue after everything sent before, and returns its answer.
-    private func now<T>(_ body: (any PrizeLedger & CardOnShowStore) throws(StoreError) -> T) throws(StoreError) -> T {
+    func now<T>(_ body: (any PrizeLedger & CardOnShowStore) throws(StoreError) -> T) throws(StoreError) -> T {
         let result: Result<T, StoreError> = queue.sync { Result { () throws(StoreError) -> T in try body(store) } }
         return try result.get()
     }

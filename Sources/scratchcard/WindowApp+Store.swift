@@ -92,6 +92,10 @@ final class StoreKeeper {
     private(set) var resumed: PendingDeal?
     /// True while the sold-out card is on show.
     var showsSoldOut = false
+    /// With `--pool`: the shared pool, this store beside it (WindowApp+Pool.swift).
+    var pool: PoolLedger?
+    /// With `--pool`: "back in a moment" is on show (the pool is out of reach).
+    var showsBackSoon = false
     /// SIGHUP brought stock while the sold-out card is on show: deal as soon as a card is made.
     var restocked = false
 
@@ -118,7 +122,7 @@ final class StoreKeeper {
     /// opened for the kiosk. A damaged store is moved aside and a new one started (on
     /// stderr and in `--log`); a newer, locked, unwritable one ends the program, exit 2.
     static func open(options: WindowOptions, deck: Deck?, outcomeLog: OutcomeLog?) throws(ExitError) -> StoreKeeper? {
-        guard let path = options.store ?? (options.kiosk ? KioskStore.defaultPath(environment: ProcessInfo.processInfo.environment) : nil) else {
+        guard let path = options.store ?? (options.kiosk || options.pool != nil ? KioskStore.defaultPath(environment: ProcessInfo.processInfo.environment) : nil) else {
             return nil
         }
         let store: KioskStore
@@ -126,7 +130,9 @@ final class StoreKeeper {
             store = try openMovingAside(path, outcomeLog: outcomeLog)
             if options.verbose { log("store: \(path)") }
             let book = try deck.map { deck throws(StoreError) in StockBook(deck: deck, dealt: try store.dealtCounts()) }
-            return StoreKeeper(store: store, book: book, defaultCover: options.cover)
+            let keeper = StoreKeeper(store: store, book: book, defaultCover: options.cover)
+            keeper.pool = try openPool(options: options, writer: keeper.store)
+            return keeper
         } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
@@ -176,6 +182,7 @@ final class StoreKeeper {
         } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
+        if pool != nil { return try firstPoolCard(dealer: dealer) }
         for _ in 0..<100 {
             let card: DealtCard
             do throws(ImageError) {
@@ -205,7 +212,7 @@ final class StoreKeeper {
     private func end(_ stale: DealID, outcomeLog: OutcomeLog?) throws(StoreError) {
         let record = OutcomeRecord(shownAt: Date().timeIntervalSince1970, cardID: "", prize: "", outcome: .abandoned, how: nil,
                                    fraction: 0, revealMilliseconds: nil, durationMilliseconds: 0)
-        try store.finish(stale, outcome: record)
+        try finishDeal(stale, outcome: record)
     }
 
     /// The deck entry a dealt card is recorded as (its stock with it); the options'
@@ -224,7 +231,7 @@ final class StoreKeeper {
     /// The state machine of the first card: taken up as it was (shown so long ago,
     /// touched, revealed), the sold-out card as done, else fresh.
     func firstSession(card: DealtCard, revealAt: Double, fraction: Double, now: Double) -> CardSession {
-        if card.soldOut { return Self.soldOutSession(revealAt: revealAt, now: now) }
+        if card.soldOut { return Self.soldOutSession(revealAt: revealAt, now: now, cardID: card.id) }
         guard let held = resumed else { return CardSession(cardID: card.id, revealAt: revealAt, now: now) }
         let elapsed = Date().timeIntervalSince1970 - held.shownAt
         return CardSession(resuming: held.cardID, revealAt: revealAt, now: now, shownSecondsAgo: elapsed,
@@ -232,8 +239,8 @@ final class StoreKeeper {
                            reveal: held.reveal.map { ($0.how, Double($0.afterMilliseconds) / 1000, $0.fraction) })
     }
 
-    static func soldOutSession(revealAt: Double, now: Double) -> CardSession {
-        CardSession(resuming: "sold-out", revealAt: revealAt, now: now, shownSecondsAgo: 0, touched: false, fraction: 1,
+    static func soldOutSession(revealAt: Double, now: Double, cardID: String = "sold-out") -> CardSession {
+        CardSession(resuming: cardID, revealAt: revealAt, now: now, shownSecondsAgo: 0, touched: false, fraction: 1,
                     reveal: (.keyboard, 0, 1))
     }
 
@@ -332,6 +339,7 @@ extension WindowApp {
             logOutcome(quitting: false)
             return true
         }
+        if let pool = keeper.pool { return takePoolDeal(for: made, keeper: keeper, pool: pool) }
         let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
                                      now: monotonicSeconds(), endedBy: false)
         let ending = keeper.deal.map { ($0, record) }
@@ -372,7 +380,7 @@ extension WindowApp {
 
     /// The state machine of a card just shown.
     func session(for made: CardMaker.Made, now: Double) -> CardSession {
-        made.card.soldOut ? StoreKeeper.soldOutSession(revealAt: options.revealAtPercent / 100, now: now)
+        made.card.soldOut ? StoreKeeper.soldOutSession(revealAt: options.revealAtPercent / 100, now: now, cardID: made.card.id)
             : CardSession(cardID: made.card.id, revealAt: options.revealAtPercent / 100, now: now)
     }
 
@@ -382,7 +390,7 @@ extension WindowApp {
         guard let keeper = storeKeeper else { return true }
         guard let deal = keeper.deal else { return false }
         keeper.flush()
-        do { return try keeper.store.finish(deal, outcome: record) } catch {
+        do { return try keeper.finishDeal(deal, outcome: record) } catch {
             keeper.report(error,
                           doing: "record the outcome")
             return false

@@ -98,6 +98,7 @@ final class WindowApp {
         let keeper = try StoreKeeper.open(options: options, deck: dealer.deck, outcomeLog: outcomeLog)
         storeKeeper = keeper
         dealer.stock = keeper?.book
+        dealer.pool = keeper?.pool
         // Fonts for every text of the deck are looked up on a thread of its own: 20,000
         // texts (a 10,000-card deck) take 2 s, which the first card need not wait for.
         let deckPath = options.deck
@@ -210,6 +211,7 @@ final class WindowApp {
         }
         finishNewCard()
         logOutcome(quitting: true)
+        sendToPoolAtQuit()
         emit([.quit])
         finish()
     }

@@ -15,6 +15,7 @@
 //   WindowApp+Store.swift  the store: deals committed before shown, strokes saved, a restart resumed
 //   StoreWriter.swift      the store behind a queue of its own: commits never hold up the loop
 //   StoreCommands.swift    `stock`, `simulate`, `log-summary` of a store
+//   PoolCommands.swift     `pool init|deal|stock`: the prize pool many kiosks share (PostgreSQL)
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Render.swift           `scratchcard render`: a trace replayed with no display
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
@@ -41,6 +42,8 @@ do {
         try simulateCommand(options)
     case .doodle(let options):
         try doodle(options)
+    case .pool(let command):
+        try runPool(command)
     case .window(let options):
         try WindowApp(options: options).run()
     }

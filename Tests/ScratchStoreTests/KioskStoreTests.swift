@@ -126,7 +126,7 @@ func storeError(_ body: () throws(StoreError) -> Void) -> StoreError? {
         let before = try Data(contentsOf: URL(fileURLWithPath: folder.store))
         let error = storeError { () throws(StoreError) in _ = try KioskStore(path: folder.store, access: .kiosk) }
         #expect(error?.kind == .newerSchema)
-        #expect(error?.message.contains("newer scratchcard (schema 7; this one knows up to 1)") == true, "\(String(describing: error))")
+        #expect(error?.message.contains("newer scratchcard (schema 7; this one knows up to \(KioskStore.schemaVersion))") == true, "\(String(describing: error))")
         #expect(try Data(contentsOf: URL(fileURLWithPath: folder.store)) == before)
     }
 
@@ -137,7 +137,7 @@ func storeError(_ body: () throws(StoreError) -> Void) -> StoreError? {
         try SQLiteConnection(path: folder.store).execute("PRAGMA user_version = 0")
         let store = try KioskStore(path: folder.store, access: .kiosk)
         #expect(try store.dealtCounts() == [:])
-        #expect(try SQLiteConnection(path: folder.store).integer("PRAGMA user_version") == 1)
+        #expect(try SQLiteConnection(path: folder.store).integer("PRAGMA user_version") == KioskStore.schemaVersion)
     }
 
     @Test("another program's SQLite database is refused, not moved aside or changed")
