@@ -52,7 +52,9 @@ final class WindowApp {
     var frameInterval: Double { pacer.animationInterval }
     /// At most one put per refresh interval (WindowApp+Pacing.swift); what set its rate.
     var pacer: FramePacer
-    let pacerRateSource: String
+    var pacerRateSource: String
+    /// A move or a change of the monitors came: read the refresh rate again.
+    var refreshRateStale = false
     /// Strokes changed the mask since the last put: a put is wanted.
     var changesWaiting = false
     /// The next put waits for a slot of the pacer (for --stats' held_puts).
@@ -86,6 +88,8 @@ final class WindowApp {
         /// Puts that waited for the pacer, and the most strokes one put carried.
         var heldPuts = 0
         var mostStrokesInAPut = 0
+        /// How often the pace changed because the window's monitor did.
+        var rateChanges = 0
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -148,7 +152,8 @@ final class WindowApp {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
         } catch { throw ExitError(code: 1, message: "\(error)") }
-        (pacer, pacerRateSource) = Self.pacer(options: options, window: window)
+        (pacer, pacerRateSource) = framePacer(maxFPS: options.maxFPS, window: window)
+        window.followMonitorChanges()
         exitChord = KeyChord(parsing: options.exitChord)
         if options.kiosk {
             let method = window.makeFullScreen()
@@ -192,7 +197,11 @@ final class WindowApp {
             let timeout = wake.map { Swift.max(0, $0 - now) }
             let events = nextEvents(now: now, timeout: timeout, signals: signals)
             let woke = monotonicMicroseconds()
-            for event in events { try handle(event) }
+            for event in events {
+                if mayChangeRefreshRate(event) { refreshRateStale = true }
+                try handle(event)
+            }
+            followTheMonitor()
             collectMadeCard()
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
@@ -414,7 +423,8 @@ final class WindowApp {
                 + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))"
                 + " relayouts=\(stats.relayouts)"
                 + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
-                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut)" + effectsStatsFields() + "\n"
+                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)"
+                + effectsStatsFields() + "\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
