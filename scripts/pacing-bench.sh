@@ -10,6 +10,10 @@
 #        AFTER defaults to this tree's release build)
 #        PACING_EVENTS_1000 (default 20000) and PACING_EVENTS_125 (default 2500) set how
 #        many motions each run drives: about 22 and 22 seconds.
+#        PACING_SIZES (default "1920x1080 3840x2160") and PACING_RATES (default
+#        "1000 125") pick the runs. PACING_HOVER=1 adds, per size, a 1000 Hz drive with
+#        no button held over each build's window (WINDOW_BENCH_BUTTON=0): what a
+#        pointer passing over the card costs the X server.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}
@@ -37,9 +41,16 @@ input_floor() {   # size events
 }
 
 for round in $(seq "$rounds"); do
-  for size in 1920x1080 3840x2160; do
+  for size in ${PACING_SIZES:-1920x1080 3840x2160}; do
     input_floor "$size" "${PACING_EVENTS_1000:-20000}" | sed "s/^/round=$round build=none hz=1000 /"
-    for hz in 1000 125; do
+    if [ "${PACING_HOVER:-0}" = 1 ]; then
+      for build in before after; do
+        bin=$before; [ "$build" = after ] && bin=$after
+        SCRATCHCARD=$bin WINDOW_BENCH_SIZE=$size WINDOW_BENCH_PAUSE=0.001 WINDOW_BENCH_BUTTON=0 WINDOW_BENCH_PAUSES=0 \
+          scripts/window-bench.sh "${PACING_EVENTS_1000:-20000}" | sed "s/^/round=$round build=$build hz=1000 hover=1 /"
+      done
+    fi
+    for hz in ${PACING_RATES:-1000 125}; do
       if [ "$hz" = 1000 ]; then pause=0.001; n=${PACING_EVENTS_1000:-20000}; else pause=0.008; n=${PACING_EVENTS_125:-2500}; fi
       for build in before after; do
         bin=$before; [ "$build" = after ] && bin=$after

@@ -125,6 +125,7 @@ final class DoodleApp {
     func run() throws(ExitError) {
         pending = PixelRect(size: surface.size)
         window.map()
+        LoopScheduling.requestPromptWakeUps()
         var running = true
         while running {
             let start = now()

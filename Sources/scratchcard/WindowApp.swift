@@ -90,6 +90,11 @@ final class WindowApp {
         var mostStrokesInAPut = 0
         /// How often the pace changed because the window's monitor did.
         var rateChanges = 0
+        /// Where a held put's latency goes: how late after its slot it went (the wake's
+        /// lateness and the work before the put), and from the put to its completion.
+        var slotLateness = LatencyHistogram()
+        var putToShown = LatencyHistogram()
+        var putAt: Int?
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -189,6 +194,8 @@ final class WindowApp {
         // A resumed card may have crossed its threshold in strokes saved just before the end.
         if storeKeeper?.resumed != nil { emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds())) }
         let signals = TerminationSignals.install()
+        let scheduling = LoopScheduling.requestPromptWakeUps()     // this thread, the loop's
+        if options.verbose { log("loop: \(scheduling)") }
         while running {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).
@@ -344,12 +351,16 @@ final class WindowApp {
             return
         }
         stats.repaints += 1
-        if putHeld { stats.heldPuts += 1 }
+        if putHeld {
+            stats.heldPuts += 1
+            if let slot = pacer.lastSlot { stats.slotLateness.record(microseconds: Int((now - slot - pacer.interval) * 1e6)) }
+        }
         putHeld = false
         stats.mostStrokesInAPut = Swift.max(stats.mostStrokesInAPut, stats.waiting.count)
         stats.inFlight.append(contentsOf: stats.waiting)
         stats.waiting.removeAll(keepingCapacity: true)
         pacer.didPut(at: now)
+        stats.putAt = monotonicMicroseconds()
         surface.present(area)
         if !surface.usesSharedMemory {
             display.sync()          // a plain put is done once the server has answered
@@ -361,6 +372,8 @@ final class WindowApp {
     func shown() {
         let now = monotonicMicroseconds()
         if stats.firstFrameMicroseconds == nil { stats.firstFrameMicroseconds = now - startedMicroseconds }
+        if let putAt = stats.putAt { stats.putToShown.record(microseconds: now - putAt) }
+        stats.putAt = nil
         for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
         stats.inFlight.removeAll(keepingCapacity: true)
     }
@@ -424,10 +437,17 @@ final class WindowApp {
                 + " relayouts=\(stats.relayouts)"
                 + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
                 + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)"
+                + " slot_late_p50_us=\(percentile(stats.slotLateness, 0.5)) slot_late_p99_us=\(percentile(stats.slotLateness, 0.99))"
+                + " put_to_shown_p50_us=\(percentile(stats.putToShown, 0.5)) put_to_shown_p99_us=\(percentile(stats.putToShown, 0.99))"
                 + effectsStatsFields() + "\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
+    }
+
+    /// A percentile of `histogram` for the stats line, "-" when it is empty.
+    func percentile(_ histogram: LatencyHistogram, _ p: Double) -> String {
+        histogram.percentile(p).map { "\($0)" } ?? "-"
     }
 
     /// With `--events`, one JSON line per event on stdout, flushed at once.
