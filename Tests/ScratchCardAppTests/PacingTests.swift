@@ -121,11 +121,12 @@ import XvfbSupport
         #expect(app.standardError.contains("60 Hz: RandR gives no refresh rate"), "\(app.standardError)")
     }
 
-    /// Doodle mode takes the same pacer: a press, then 100 motions about a millisecond
-    /// apart within one interval (`--max-fps 1`): the 100 go in one put, and what the
-    /// window shows after it is the whole drawing, equal to the export at quitting (the
-    /// picture at scale 1 is shown at its own size, so the view and the document agree
-    /// pixel for pixel).
+    /// Doodle mode takes the same pacer: a press, shown (its dot), then 100 motions about
+    /// a millisecond apart within one interval (`--max-fps 1`): the 100 go in one put,
+    /// and what the window shows after it is the whole drawing, equal to the export at
+    /// quitting (the picture at scale 1 is shown at its own size, so the view and the
+    /// document agree pixel for pixel). The motions start once the press's dot is on
+    /// screen, so none can share its put whatever the machine's load.
     @Test("doodle: a burst of 100 motions within one interval becomes one put that carries all of them")
     func doodleBurstBecomesOnePut() throws {
         let folder = try App.scratchFolder()
@@ -137,10 +138,10 @@ import XvfbSupport
                                  environment: server.environment)
         let window = try server.scratchcardWindow(timeout: 30)
         _ = try server.waitForPixels(window: window, timeout: 30) { $0[150, 100] == Self.coverColour }
-        usleep(1_200_000)       // a whole interval since the first frame: the press is not held
-        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1", "sleep", "0.2"]
-                       + Self.motions(window: window, from: 50, y: 100, count: 100, pause: "0.001") + ["mouseup", "1"])
         let red = RGBA(r: 0xE5, g: 0x39, b: 0x35)
+        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1"])
+        _ = try server.waitForPixels(window: window, timeout: 30) { $0[50, 100] == red }
+        try server.run("xdotool", Self.motions(window: window, from: 50, y: 100, count: 100, pause: "0.001") + ["mouseup", "1"])
         let shown = try server.waitForPixels(window: window, timeout: 30) { $0[150, 101] == red }
         usleep(1_200_000)       // had anything been left behind, a later put would come by now
         let settled = try server.capture(window: window)
@@ -151,7 +152,8 @@ import XvfbSupport
         #expect(stats["events"] == "101", "\(app.standardError)")
         #expect(stats["max_fps"] == "1.0000", "\(app.standardError)")
         #expect(stats["most_strokes_in_a_put"] == "100", "the 100 motions in one put: \(app.standardError)")
-        #expect(stats["held_puts"] == "1", "\(app.standardError)")
+        // The motions' put waited for its slot (the press's may have too, after the first frame's).
+        #expect(Int(stats["held_puts"] ?? "") ?? 0 >= 1, "\(app.standardError)")
         let exported = try PNGFile.read(path: out)
         #expect(exported.size == shown.size)
         #expect(Self.differingPixels(exported, shown) == 0, "the one put showed every stroke of the burst")
