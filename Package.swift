@@ -40,9 +40,6 @@ let package = Package(
 
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
-        // Linux system calls glibc 2.36 does not wrap (sched_setattr: the window loop's
-        // time slice), through libc's syscall(): a header of inlines, nothing to link.
-        .systemLibrary(name: "CLinux"),
 
         // The engine: geometry, mask and brush, compositor, reveal meter, traces.
         .target(name: "ScratchCore", dependencies: ["CInstructions"], linkerSettings: [.linkedLibrary("m")]),
@@ -63,8 +60,7 @@ let package = Package(
                 resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt",
-                                         "CLinux"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),

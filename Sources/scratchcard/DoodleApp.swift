@@ -125,7 +125,6 @@ final class DoodleApp {
     func run() throws(ExitError) {
         pending = PixelRect(size: surface.size)
         window.map()
-        LoopScheduling.requestPromptWakeUps()
         var running = true
         while running {
             let start = now()

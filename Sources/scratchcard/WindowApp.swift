@@ -194,8 +194,6 @@ final class WindowApp {
         // A resumed card may have crossed its threshold in strokes saved just before the end.
         if storeKeeper?.resumed != nil { emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds())) }
         let signals = TerminationSignals.install()
-        let scheduling = LoopScheduling.requestPromptWakeUps()     // this thread, the loop's
-        if options.verbose { log("loop: \(scheduling)") }
         while running {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).

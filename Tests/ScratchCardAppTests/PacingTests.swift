@@ -178,38 +178,4 @@ import XvfbSupport
         #expect(app.stats["max_fps"] == "49.9933", "30 MHz / (1040 x 577): \(app.standardOutput)")
         #expect(app.stats["rate_changes"] == "1", "\(app.standardOutput)")
     }
-
-    /// Whether this kernel shows a thread's EEVDF slice (`se.slice` in /proc/.../sched).
-    static var kernelShowsSlices: Bool {
-        (try? String(contentsOfFile: "/proc/self/sched", encoding: .utf8))?.contains("se.slice") == true
-    }
-
-    /// A field of /proc/PID/task/TID/sched (`name : value`).
-    static func schedField(_ name: String, pid: Int32, thread: Int32) -> String? {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/sched", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
-            return line.split(separator: ":").last.map { $0.trimmingCharacters(in: .whitespaces) }
-        }
-        return nil
-    }
-
-    /// The loop's thread asks for a short slice (0.5 ms: wake-up preemption under EEVDF)
-    /// and a timer slack of 1 us; threads it starts later keep the defaults.
-    @Test("the window loop's thread has a 0.5 ms time slice and 1 us timer slack; the others keep the defaults",
-          .enabled(if: PacingTests.kernelShowsSlices, "the kernel shows no se.slice"))
-    func loopAsksForPromptWakeUps() throws {
-        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
-        let app = try RunningApp(["--verbose", "--size", "200x100"], environment: server.environment)
-        #expect(waitUntil(timeout: 20) { app.standardError.contains("loop: ") }, "\(app.standardError)")
-        #expect(app.standardError.contains("loop: time slice 500 us, timer slack 1 us"), "\(app.standardError)")
-        let main = app.pid
-        #expect(Self.schedField("se.slice", pid: main, thread: main) == "500000")
-        let slack = try String(contentsOfFile: "/proc/\(main)/timerslack_ns", encoding: .utf8)
-        #expect(slack.trimmingCharacters(in: .whitespacesAndNewlines) == "1000")
-        let threads = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(main)/task").compactMap { Int32($0) }
-        let others = threads.filter { $0 != main }.compactMap { Self.schedField("se.slice", pid: main, thread: $0) }
-        #expect(!others.contains("500000"), "only the loop's thread: \(others)")
-        kill(app.pid, SIGTERM)
-        #expect(app.wait() == 0)
-    }
 }
