@@ -1,11 +1,6 @@
 import ScratchCore
 import ScratchX11
 
-/// Frame pacing (issue 19): at most one put per refresh interval of the monitor the
-/// window is on, the first after a pause at once. `repaint` asks the pacer before it
-/// composites; `nextWake` wakes the loop at the pacer's slot while a put is held back.
-/// Animations (the fade, the attract band, a celebration) take their frames from the
-/// same pacer (`frameWake`, `pacer.nextAnimationFrame`).
 /// The pace for a window: `--max-fps` when given, else the RandR rate of the monitor
 /// under the window, else 60 Hz; with a word on where the rate came from. The scratch
 /// window and the doodle window both take it.
@@ -33,6 +28,12 @@ func framePacerFollowingTheMonitor(_ pacer: FramePacer, maxFPS: Double?, window:
     return (pacer.changingRate(to: fresh.rate), source)
 }
 
+/// Frame pacing (issue 19): at most one put per refresh interval of the monitor the
+/// window is on, the first after a pause at once. `repaint` asks the pacer before it
+/// composites; `nextWake` wakes the loop at the pacer's slot while a put is held back.
+/// Animations (the fade, the attract band, a celebration) take their frames from the
+/// same pacer (`frameWake`, `pacer.nextAnimationFrame`). The rate follows the window's
+/// monitor (`followTheMonitor`).
 extension WindowApp {
     /// After a move or a change of the screen's monitors: the rate read again, and the
     /// pace changed when it differs (`--verbose` says so).
