@@ -10,15 +10,31 @@
 #        AFTER defaults to this tree's release build)
 #        PACING_EVENTS_1000 (default 20000) and PACING_EVENTS_125 (default 2500) set how
 #        many motions each run drives: about 22 and 22 seconds.
+#        PACING_SIZES (default "1920x1080 3840x2160") and PACING_RATES (default
+#        "1000 125") pick the runs. PACING_HOVER=1 adds, per size, a 1000 Hz drive with
+#        no button held over each build's window (WINDOW_BENCH_BUTTON=0): what a
+#        pointer passing over the card costs the X server.
+#        BASE=path/to/older/scratchcard adds a third build, run first in each pair as
+#        build=base (e.g. the build before pacing, when BEFORE is main's).
+#        PACING_LOAD=N keeps N busy loops running (nice 0) through every run: a loaded
+#        machine made on purpose, the same for both builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-1}
 before=${BEFORE:?set BEFORE to the old build\'s scratchcard}
 after=${AFTER:-$(swift build -c release --show-bin-path)/scratchcard}
-for b in "$before" "$after"; do [ -x "$b" ] || { echo "pacing-bench: no executable at $b" >&2; exit 2; }; done
+base=${BASE:-}
+builds="before after"; [ -n "$base" ] && builds="base before after"
+for b in $base "$before" "$after"; do [ -x "$b" ] || { echo "pacing-bench: no executable at $b" >&2; exit 2; }; done
 export WINDOW_BENCH_STARTUP=0 WINDOW_BENCH_IDLE=0
 source scripts/lib/xvfb.sh
-trap stop_xvfb EXIT
+hogs=()
+stop_all() { stop_xvfb; for h in "${hogs[@]}"; do kill "$h" 2>/dev/null || true; done; }
+trap stop_all EXIT
+for _ in $(seq "${PACING_LOAD:-0}"); do
+  ( while :; do :; done ) &
+  hogs+=($!)
+done
 
 # The input's own cost in the X server: the same xdotool drive (the 1000 Hz one) over
 # an Xvfb with no program on it. What a put-per-event program adds comes on top.
@@ -37,12 +53,19 @@ input_floor() {   # size events
 }
 
 for round in $(seq "$rounds"); do
-  for size in 1920x1080 3840x2160; do
+  for size in ${PACING_SIZES:-1920x1080 3840x2160}; do
     input_floor "$size" "${PACING_EVENTS_1000:-20000}" | sed "s/^/round=$round build=none hz=1000 /"
-    for hz in 1000 125; do
+    if [ "${PACING_HOVER:-0}" = 1 ]; then
+      for build in $builds; do
+        bin=$before; [ "$build" = after ] && bin=$after; [ "$build" = base ] && bin=$base
+        SCRATCHCARD=$bin WINDOW_BENCH_SIZE=$size WINDOW_BENCH_PAUSE=0.001 WINDOW_BENCH_BUTTON=0 WINDOW_BENCH_PAUSES=0 \
+          scripts/window-bench.sh "${PACING_EVENTS_1000:-20000}" | sed "s/^/round=$round build=$build hz=1000 hover=1 /"
+      done
+    fi
+    for hz in ${PACING_RATES:-1000 125}; do
       if [ "$hz" = 1000 ]; then pause=0.001; n=${PACING_EVENTS_1000:-20000}; else pause=0.008; n=${PACING_EVENTS_125:-2500}; fi
-      for build in before after; do
-        bin=$before; [ "$build" = after ] && bin=$after
+      for build in $builds; do
+        bin=$before; [ "$build" = after ] && bin=$after; [ "$build" = base ] && bin=$base
         SCRATCHCARD=$bin WINDOW_BENCH_SIZE=$size WINDOW_BENCH_PAUSE=$pause scripts/window-bench.sh "$n" |
           sed "s/^/round=$round build=$build hz=$hz /"
       done

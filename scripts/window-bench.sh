@@ -135,6 +135,8 @@ echo "window=$size driven=$events events=$handled repaints=$(field repaints) pix
   "x_us_per_event_ticks=$(per_event "$x_ticks_before" "$x_ticks_after" "$((1000000 / ticks_per_s))")" \
   "puts_per_s=$(awk -v p="$(field repaints)" -v s="$drive_s" 'BEGIN { printf "%.1f", (p - 1) / s }')" \
   "max_fps=$(field max_fps) held_puts=$(field held_puts) most_strokes_in_a_put=$(field most_strokes_in_a_put)" \
+  "slot_late_p50_us=$(field slot_late_p50_us) slot_late_p99_us=$(field slot_late_p99_us)" \
+  "put_to_shown_p50_us=$(field put_to_shown_p50_us) put_to_shown_p99_us=$(field put_to_shown_p99_us)" \
   "peak_rss_kb=$hwm_kb idle_cpu_ticks_5s=$idle_ticks shm=$(field shm)$replay"
 
 # --- the first put after a pause -------------------------------------------------

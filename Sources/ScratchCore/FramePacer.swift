@@ -26,6 +26,8 @@ public struct FramePacer: Sendable, Equatable {
     /// Seconds between animation frames: the refresh interval times the whole number
     /// that brings the frame rate closest to `animationRate` (never faster than puts).
     public let animationInterval: Double
+    /// The frame rate animations aim for, as given.
+    public let animationRate: Double
     /// When the last put went, if one has.
     public private(set) var lastPut: Double?
     /// The slot of the grid the last put took (at or before `lastPut`).
@@ -47,8 +49,19 @@ public struct FramePacer: Sendable, Equatable {
         let rate = rate.isNaN ? 60 : Swift.min(Swift.max(rate, Self.rates.lowerBound), Self.rates.upperBound)
         self.rate = rate
         interval = 1 / rate
+        self.animationRate = animationRate
         let stride = Swift.max(1, (rate / Swift.max(animationRate, 1)).rounded())
         animationInterval = interval * stride
+    }
+
+    /// The same pacer at another rate (the window went to a monitor of another rate, or
+    /// the mode changed): the last put and its slot stay, so the next put waits for
+    /// the slot after it at the new interval, or goes at once after a pause.
+    public func changingRate(to rate: Double) -> FramePacer {
+        var changed = FramePacer(rate: rate, animationRate: animationRate)
+        changed.lastPut = lastPut
+        changed.lastSlot = lastSlot
+        return changed
     }
 
     /// When a put wanted at `now` may go: `now` itself when its cell of the grid has no

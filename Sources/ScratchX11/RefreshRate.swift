@@ -41,6 +41,26 @@ extension X11Window {
         return rate > 0 ? RefreshRate(hertz: rate, source: "RandR screen") : nil
     }
 
+    /// Asks RandR to tell this window's `nextEvents` when the screen's monitors change
+    /// (`XRRSelectInput` on the root window: screen changes, CRTC and output changes),
+    /// as `.screenChanged`; a move comes as `.moved`. On either, `refreshRate()` may
+    /// give another rate. Returns false when the server has no RandR.
+    @discardableResult
+    public func followMonitorChanges() -> Bool {
+        if randrEventBase != nil { return true }
+        let d = display.handle
+        var eventBase: Int32 = 0, errorBase: Int32 = 0
+        guard XRRQueryExtension(d, &eventBase, &errorBase) != 0 else { return false }
+        var major: Int32 = 0, minor: Int32 = 0
+        guard XRRQueryVersion(d, &major, &minor) != 0 else { return false }
+        var mask = RRScreenChangeNotifyMask
+        if major > 1 || (major == 1 && minor >= 2) { mask |= RRCrtcChangeNotifyMask | RROutputChangeNotifyMask }
+        XRRSelectInput(d, cx11_root_window(d), Int32(mask))
+        randrEventBase = eventBase
+        display.flush()
+        return true
+    }
+
     /// The rate of the CRTC with the largest overlap with this window (or, when the
     /// window lies on none, of the first CRTC showing a mode with a rate).
     private func crtcRate(root: Window) -> RefreshRate? {

@@ -52,9 +52,17 @@ public final class X11Window {
     var blankCursor: Cursor = 0
     /// The XInputExtension's major opcode once `enableTouch()` has selected touch events.
     var xiOpcode: Int32? = nil
+    /// RandR's first event code once `followMonitorChanges()` has selected its events.
+    var randrEventBase: Int32? = nil
+    /// Where the last ConfigureNotify put the window (relative to its parent, or to the
+    /// root in a window manager's synthetic one), to tell a move from a resize.
+    private var lastPosition: (x: Int32, y: Int32) = (0, 0)     // where XCreateWindow put it
 
-    /// The events the window listens to.
-    static let eventMask: Int = ExposureMask | ButtonPressMask | ButtonReleaseMask | PointerMotionMask
+    /// The events the window listens to. Motion only while button 1 is held
+    /// (`Button1MotionMask`, not `PointerMotionMask`): only a drag scratches or draws,
+    /// and a pointer hovering over the window would cost the X server an event to
+    /// deliver (and the program a wake-up) for each move, for nothing.
+    static let eventMask: Int = ExposureMask | ButtonPressMask | ButtonReleaseMask | Button1MotionMask
         | KeyPressMask | StructureNotifyMask
 
     /// Creates the window (`XCreateWindow`), names it (WM_NAME through `XStoreName`,
@@ -174,6 +182,11 @@ public final class X11Window {
     /// pacer uses it while a put is held back: events wait in the socket until the slot,
     /// instead of waking the program one by one.
     public func nextEvents(timeout: Double?, readingDisplay: Bool = true, alsoWaitingOn others: Int32...) -> [WindowEvent] {
+        nextEvents(timeout: timeout, readingDisplay: readingDisplay, alsoWaitingOn: others)
+    }
+
+    /// `nextEvents` with the other descriptors as an array.
+    public func nextEvents(timeout: Double?, readingDisplay: Bool = true, alsoWaitingOn others: [Int32]) -> [WindowEvent] {
         let d = display.handle
         var events = backlog
         backlog = []
@@ -203,6 +216,13 @@ public final class X11Window {
         if let last = events.lastIndex(where: \.isResize) {
             events = events.enumerated().filter { !$0.element.isResize || $0.offset == last }.map(\.element)
         }
+        // Moves and the screen's changes only ask for the refresh rate to be read again:
+        // one of each is enough.
+        for kind in [WindowEvent.moved, .screenChanged] {
+            if let last = events.lastIndex(of: kind) {
+                events = events.enumerated().filter { $0.element != kind || $0.offset == last }.map(\.element)
+            }
+        }
         return events
     }
 
@@ -216,6 +236,11 @@ public final class X11Window {
             surfaces.removeAll { $0.surface == nil }
             for entry in surfaces { entry.surface?.handleCompletion(segment: segment) }
             return .putCompleted
+        }
+        if let base = randrEventBase, type == base + RRScreenChangeNotify || type == base + RRNotify {
+            // Xlib keeps the screen's size itself: it must see the screen's changes.
+            if type == base + RRScreenChangeNotify { XRRUpdateConfiguration(&event) }
+            return .screenChanged
         }
         switch type {
         case ButtonPress, ButtonRelease:
@@ -235,8 +260,10 @@ public final class X11Window {
         case ConfigureNotify:
             let c = event.xconfigure
             guard c.window == handle else { return nil }
+            let moved = lastPosition.x != c.x || lastPosition.y != c.y
+            lastPosition = (c.x, c.y)
             let new = PixelSize(width: Int(c.width), height: Int(c.height))
-            guard new != size else { return nil }
+            guard new != size else { return moved ? .moved : nil }
             size = new
             return .resized(new)
         case MapNotify:
@@ -332,8 +359,15 @@ public enum WindowEvent: Equatable, Sendable {
     /// This area must be repainted (`Expose`).
     case expose(PixelRect)
     /// The window has a new size (`ConfigureNotify`); `X11Window.size` already has it.
-    /// One call of `nextEvents` returns at most one, the latest.
+    /// One call of `nextEvents` returns at most one, the latest. It may have moved too.
     case resized(PixelSize)
+    /// The window moved, keeping its size (`ConfigureNotify`, real or a window manager's
+    /// synthetic one): it may now lie on another monitor. At most one a call.
+    case moved
+    /// The screen's monitors changed: a mode, a CRTC, an output (RandR's
+    /// `RRScreenChangeNotify` or `RRNotify`, after `followMonitorChanges()`). At most
+    /// one a call.
+    case screenChanged
     /// A key was pressed (`KeyPress`), with the modifiers held at the time (the
     /// event's `state`: Shift, Control, Mod1 as Alt, Mod4 as Super; Caps Lock and Num
     /// Lock are left out). Pressing a modifier key itself comes as a key too

@@ -57,7 +57,11 @@ func exportDoodle(_ doodle: Doodle, to path: String) throws(ExitError) {
     print(path)
 }
 
-/// The doodle window and its loop.
+/// The doodle window and its loop, paced as the scratch window's (WindowApp+Pacing.swift):
+/// at most one put per refresh interval of the monitor under the window (`--max-fps`
+/// overrides it), the first after a pause at once; while a put is held back the events
+/// wait in the socket until the slot, and then every one of them strokes both drawings,
+/// in order, before the one put that shows them all.
 final class DoodleApp {
     private let options: DoodleOptions
     private let photo: RGBAImage
@@ -78,6 +82,23 @@ final class DoodleApp {
     private var swatchRect = PixelRect.empty
     static let swatchSeconds = 1.0
     static let background = RGBA(r: 0x30, g: 0x30, b: 0x30)
+    /// At most one put per refresh interval; a move or a change of the monitors asks for
+    /// the rate to be read again.
+    private var pacer: FramePacer
+    private var refreshRateStale = false
+    /// Counters for `--stats`.
+    private var stats = Stats()
+
+    struct Stats {
+        var events = 0
+        var puts = 0
+        /// Puts that waited for the pacer's slot, the pen events since the last put, and
+        /// the most pen events one put carried.
+        var heldPuts = 0
+        var strokesWaiting = 0
+        var mostStrokesInAPut = 0
+        var rateChanges = 0
+    }
 
     init(options: DoodleOptions, photo: RGBAImage) throws(ExitError) {
         self.options = options
@@ -97,6 +118,8 @@ final class DoodleApp {
             window = try X11Window(display: display, size: fit.view, title: "\(name) - ScratchCard doodle")
             surface = try WindowSurface(window: window, size: fit.view, useSharedMemory: options.useSharedMemory)
         } catch { throw ExitError(code: 1, message: "\(error)") }
+        pacer = framePacer(maxFPS: options.maxFPS, window: window).0
+        window.followMonitorChanges()
     }
 
     func run() throws(ExitError) {
@@ -104,12 +127,17 @@ final class DoodleApp {
         window.map()
         var running = true
         while running {
-            let timeout = swatchUntil.map { Swift.max(0, $0 - now()) }
-            for event in window.nextEvents(timeout: timeout) {
+            let start = now()
+            // The swatch's end, and a held-back put's slot: the same clock as the strokes'.
+            let wake = [swatchUntil, pending.isEmpty ? nil : pacer.earliestPut(at: start)].compactMap { $0 }.min()
+            for event in nextEvents(now: start, timeout: wake.map { Swift.max(0, $0 - start) }) {
+                if mayChangeRefreshRate(event) { refreshRateStale = true }
                 switch event {
                 case .press(let button, let point, _) where button == 1:
+                    stroked()
                     penDown(at: point)
                 case .motion(let point, _) where view.isPenDown:
+                    stroked()
                     pending.formUnion(view.penMove(to: point))
                     document.penMove(to: fit.toImage(point))
                 case .release(let button, _, _) where button == 1:
@@ -133,9 +161,48 @@ final class DoodleApp {
                 swatchUntil = nil
                 pending.formUnion(swatchRect)
             }
-            if running, surface.canDraw, !pending.isEmpty { repaint() }
+            followTheMonitor()
+            if running, surface.canDraw, !pending.isEmpty {
+                if pacer.mayPut(at: now()) { repaint() } else { putHeld = true }
+            } else if pending.isEmpty {
+                putHeld = false         // the slot came and nothing was waiting for it
+            }
+        }
+        if options.stats {
+            fputs("events=\(stats.events) repaints=\(stats.puts) pixels_put=\(surface.pixelsPut)"
+                  + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
+                  + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)\n", stderr)
         }
         if let out = options.out { try exportDoodle(document, to: out) }
+    }
+
+    /// The next put waits for a slot of the pacer.
+    private var putHeld = false
+
+    /// A pen event went into the drawings.
+    private func stroked() {
+        stats.events += 1
+        stats.strokesWaiting += 1
+    }
+
+    /// Waits for events, as `X11Window.nextEvents`; but while the pacer holds the next
+    /// put back (and no put is in flight), it leaves the display's events in the socket
+    /// until the slot and then reads them all (as the scratch window does).
+    private func nextEvents(now: Double, timeout: Double?) -> [WindowEvent] {
+        guard surface.canDraw, !pacer.mayPut(at: now) else { return window.nextEvents(timeout: timeout) }
+        putHeld = true
+        let untilSlot = Swift.max(0, pacer.earliestPut(at: now) - now)
+        let kept = window.nextEvents(timeout: Swift.min(timeout ?? untilSlot, untilSlot), readingDisplay: false)
+        return kept + window.nextEvents(timeout: 0)
+    }
+
+    /// After a move or a change of the screen's monitors: the rate read again.
+    private func followTheMonitor() {
+        guard refreshRateStale else { return }
+        refreshRateStale = false
+        guard let (changed, _) = framePacerFollowingTheMonitor(pacer, maxFPS: options.maxFPS, window: window) else { return }
+        pacer = changed
+        stats.rateChanges += 1
     }
 
     // MARK: - Pen
@@ -225,6 +292,13 @@ final class DoodleApp {
             drawSwatch()
             put.formUnion(swatchRect)
         }
+        let t = now()
+        pacer.didPut(at: t)
+        stats.puts += 1
+        if putHeld { stats.heldPuts += 1 }
+        putHeld = false
+        stats.mostStrokesInAPut = Swift.max(stats.mostStrokesInAPut, stats.strokesWaiting)
+        stats.strokesWaiting = 0
         surface.present(put)
     }
 

@@ -12,6 +12,10 @@ struct DoodleOptions: Equatable {
     /// Draw this trace with no display (needs `out`).
     var trace: String?
     var useSharedMemory = true
+    /// Puts a second at most (`--max-fps`); nil: the monitor's refresh rate.
+    var maxFPS: Double?
+    /// Print the loop's counters on exit (`--stats`, on stderr: stdout has the saved paths).
+    var stats = false
 }
 
 /// The pen's palette (keys 1 to 9) and widths (keys + and -).
@@ -39,6 +43,7 @@ enum DoodlePen {
 let doodleUsage = """
     usage: scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
                                     [--scale F] [--display NAME] [--no-shm]
+                                    [--max-fps N] [--stats]
            scratchcard doodle IMAGE --trace FILE --out FILE [--color #RRGGBB] [--width PT]
 
     Draw over a picture (PNG, JPEG or WebP; a JPEG turned upright by its EXIF
@@ -59,6 +64,10 @@ let doodleUsage = """
       --scale F        display scale factor (default: as for the scratch card)
       --display NAME   X display to use (default: $DISPLAY)
       --no-shm         draw with plain XPutImage instead of MIT-SHM
+      --max-fps N      put at most N frames a second on screen, 1 to 1000 (default:
+                       the refresh rate of the monitor the window is on, as for the
+                       scratch card); every event still strokes the drawing
+      --stats          print events, puts and the pacing's counters on stderr on exit
       --trace FILE     draw a stroke trace with no display and write --out. Its points
                        are in the trace canvas's pixels, scaled to the image when the
                        sizes differ; the pen is --color and --width (width in image
@@ -97,6 +106,8 @@ func parseDoodle(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--display": options.display = try nonEmpty(value(), token)
         case "--trace": options.trace = try nonEmpty(value(), token)
         case "--no-shm": options.useSharedMemory = false
+        case "--max-fps": options.maxFPS = try number(value(), token, in: FramePacer.rates)
+        case "--stats": options.stats = true
         default: throw UsageError(message: "doodle: unknown option '\(token.prefix(80))'")
         }
     }

@@ -52,7 +52,9 @@ final class WindowApp {
     var frameInterval: Double { pacer.animationInterval }
     /// At most one put per refresh interval (WindowApp+Pacing.swift); what set its rate.
     var pacer: FramePacer
-    let pacerRateSource: String
+    var pacerRateSource: String
+    /// A move or a change of the monitors came: read the refresh rate again.
+    var refreshRateStale = false
     /// Strokes changed the mask since the last put: a put is wanted.
     var changesWaiting = false
     /// The next put waits for a slot of the pacer (for --stats' held_puts).
@@ -86,6 +88,13 @@ final class WindowApp {
         /// Puts that waited for the pacer, and the most strokes one put carried.
         var heldPuts = 0
         var mostStrokesInAPut = 0
+        /// How often the pace changed because the window's monitor did.
+        var rateChanges = 0
+        /// Where a held put's latency goes: how late after its slot it went (the wake's
+        /// lateness and the work before the put), and from the put to its completion.
+        var slotLateness = LatencyHistogram()
+        var putToShown = LatencyHistogram()
+        var putAt: Int?
     }
 
     init(options: WindowOptions) throws(ExitError) {
@@ -149,7 +158,8 @@ final class WindowApp {
             window = try X11Window(display: display, size: size, title: options.title)
             surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
         } catch { throw ExitError(code: 1, message: "\(error)") }
-        (pacer, pacerRateSource) = Self.pacer(options: options, window: window)
+        (pacer, pacerRateSource) = framePacer(maxFPS: options.maxFPS, window: window)
+        window.followMonitorChanges()
         exitChord = KeyChord(parsing: options.exitChord)
         if options.kiosk {
             let method = window.makeFullScreen()
@@ -193,7 +203,11 @@ final class WindowApp {
             let timeout = wake.map { Swift.max(0, $0 - now) }
             let events = nextEvents(now: now, timeout: timeout, signals: signals)
             let woke = monotonicMicroseconds()
-            for event in events { try handle(event) }
+            for event in events {
+                if mayChangeRefreshRate(event) { refreshRateStale = true }
+                try handle(event)
+            }
+            followTheMonitor()
             collectMadeCard()
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
@@ -337,12 +351,16 @@ final class WindowApp {
             return
         }
         stats.repaints += 1
-        if putHeld { stats.heldPuts += 1 }
+        if putHeld {
+            stats.heldPuts += 1
+            if let slot = pacer.lastSlot { stats.slotLateness.record(microseconds: Int((now - slot - pacer.interval) * 1e6)) }
+        }
         putHeld = false
         stats.mostStrokesInAPut = Swift.max(stats.mostStrokesInAPut, stats.waiting.count)
         stats.inFlight.append(contentsOf: stats.waiting)
         stats.waiting.removeAll(keepingCapacity: true)
         pacer.didPut(at: now)
+        stats.putAt = monotonicMicroseconds()
         surface.present(area)
         if !surface.usesSharedMemory {
             display.sync()          // a plain put is done once the server has answered
@@ -354,6 +372,8 @@ final class WindowApp {
     func shown() {
         let now = monotonicMicroseconds()
         if stats.firstFrameMicroseconds == nil { stats.firstFrameMicroseconds = now - startedMicroseconds }
+        if let putAt = stats.putAt { stats.putToShown.record(microseconds: now - putAt) }
+        stats.putAt = nil
         for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
         stats.inFlight.removeAll(keepingCapacity: true)
     }
@@ -416,10 +436,18 @@ final class WindowApp {
                 + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))"
                 + " relayouts=\(stats.relayouts)"
                 + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
-                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut)" + effectsStatsFields() + "\n"
+                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)"
+                + " slot_late_p50_us=\(percentile(stats.slotLateness, 0.5)) slot_late_p99_us=\(percentile(stats.slotLateness, 0.99))"
+                + " put_to_shown_p50_us=\(percentile(stats.putToShown, 0.5)) put_to_shown_p99_us=\(percentile(stats.putToShown, 0.99))"
+                + effectsStatsFields() + "\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
+    }
+
+    /// A percentile of `histogram` for the stats line, "-" when it is empty.
+    func percentile(_ histogram: LatencyHistogram, _ p: Double) -> String {
+        histogram.percentile(p).map { "\($0)" } ?? "-"
     }
 
     /// With `--events`, one JSON line per event on stdout, flushed at once.

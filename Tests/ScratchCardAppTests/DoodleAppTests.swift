@@ -45,6 +45,9 @@ import XvfbSupport
         (["--width", "nan"], "--width"),
         (["--width"], "--width"),
         (["--scale", "0"], "--scale"),
+        (["--max-fps", "0"], "--max-fps"),
+        (["--max-fps", "fast"], "--max-fps"),
+        (["--max-fps"], "--max-fps"),
         (["--frobnicate"], "--frobnicate"),
         (["--trace", "FOLDER/t.trace"], "--out"),
     ])

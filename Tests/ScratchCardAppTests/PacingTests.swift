@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 import ScratchCore
+import ScratchImage
 import XvfbSupport
 
 /// Frame pacing as the user meets it: real input (xdotool) into the window on a private
@@ -118,5 +119,63 @@ import XvfbSupport
         #expect(stats["held_puts"] == "0", "\(app.standardOutput)")
         #expect(stats["most_strokes_in_a_put"] == "1", "\(app.standardOutput)")
         #expect(app.standardError.contains("60 Hz: RandR gives no refresh rate"), "\(app.standardError)")
+    }
+
+    /// Doodle mode takes the same pacer: a press, shown (its dot), then 100 motions about
+    /// a millisecond apart within one interval (`--max-fps 1`): the 100 go in one put,
+    /// and what the window shows after it is the whole drawing, equal to the export at
+    /// quitting (the picture at scale 1 is shown at its own size, so the view and the
+    /// document agree pixel for pixel). The motions start once the press's dot is on
+    /// screen, so none can share its put whatever the machine's load.
+    @Test("doodle: a burst of 100 motions within one interval becomes one put that carries all of them")
+    func doodleBurstBecomesOnePut() throws {
+        let folder = try App.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let input = try App.solidPNG(Self.coverColour, size: PixelSize(width: 300, height: 200), in: folder, name: "in.png")
+        let out = folder.appendingPathComponent("out.png").path
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(["doodle", input, "--out", out, "--scale", "1", "--width", "10", "--max-fps", "1", "--stats"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        _ = try server.waitForPixels(window: window, timeout: 30) { $0[150, 100] == Self.coverColour }
+        let red = RGBA(r: 0xE5, g: 0x39, b: 0x35)
+        try server.run("xdotool", ["mousemove", "--window", "\(window)", "50", "100", "mousedown", "1"])
+        _ = try server.waitForPixels(window: window, timeout: 30) { $0[50, 100] == red }
+        try server.run("xdotool", Self.motions(window: window, from: 50, y: 100, count: 100, pause: "0.001") + ["mouseup", "1"])
+        let shown = try server.waitForPixels(window: window, timeout: 30) { $0[150, 101] == red }
+        usleep(1_200_000)       // had anything been left behind, a later put would come by now
+        let settled = try server.capture(window: window)
+        #expect(Self.differingPixels(settled, shown) == 0, "nothing came after the burst's put")
+        try server.press("q", in: window)
+        #expect(app.wait(timeout: 30) == 0, "\(app.standardError)")
+        let stats = app.stats
+        #expect(stats["events"] == "101", "\(app.standardError)")
+        #expect(stats["max_fps"] == "1.0000", "\(app.standardError)")
+        #expect(stats["most_strokes_in_a_put"] == "100", "the 100 motions in one put: \(app.standardError)")
+        // The motions' put waited for its slot (the press's may have too, after the first frame's).
+        #expect(Int(stats["held_puts"] ?? "") ?? 0 >= 1, "\(app.standardError)")
+        let exported = try PNGFile.read(path: out)
+        #expect(exported.size == shown.size)
+        #expect(Self.differingPixels(exported, shown) == 0, "the one put showed every stroke of the burst")
+    }
+
+    /// On Xorg's dummy driver at 75 Hz, the monitor's mode is changed to 49.99 Hz while
+    /// the card is up (xrandr, as a user would): the program reads the rate again and
+    /// paces at the new interval from then on.
+    @Test("the pace follows the monitor: a mode changed with xrandr while running sets the new interval",
+          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+    func paceFollowsAModeChange() throws {
+        let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
+        defer { server.stop() }
+        let app = try RunningApp(["--stats", "--verbose", "--size", "200x100"], environment: server.environment)
+        #expect(waitUntil(timeout: 20) { app.standardError.contains("puts a second (") }, "\(app.standardError)")
+        #expect(app.standardError.contains("at most 75.0245 puts a second (refresh rate from RandR CRTC"), "\(app.standardError)")
+        try server.switchMode(to: "pace50 30.00 800 840 920 1040 600 603 607 577")
+        #expect(waitUntil(timeout: 20) { app.standardError.contains("puts a second now") }, "\(app.standardError)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0)
+        #expect(app.standardError.contains("at most 49.9933 puts a second now (refresh rate from RandR CRTC"), "\(app.standardError)")
+        #expect(app.stats["max_fps"] == "49.9933", "30 MHz / (1040 x 577): \(app.standardOutput)")
+        #expect(app.stats["rate_changes"] == "1", "\(app.standardOutput)")
     }
 }

@@ -36,6 +36,18 @@ struct FramePacerTests {
         #expect(pacer.lastPut == 0.1003)
     }
 
+    @Test("a new rate (the window went to another monitor) keeps the last slot: the next put waits the new interval after it")
+    func changingRateKeepsTheGrid() {
+        var pacer = FramePacer(rate: 100)       // slots every 10 ms
+        pacer.didPut(at: 1)
+        let slower = pacer.changingRate(to: 50)
+        #expect(slower.rate == 50 && slower.interval == 0.02)
+        #expect(slower.lastPut == 1 && slower.lastSlot == 1)
+        #expect(abs(slower.earliestPut(at: 1.001) - 1.02) < 1e-12, "20 ms after the last slot, not 10")
+        #expect(abs(slower.animationInterval - 0.04) < 1e-12, "the animations' stride follows: 2 intervals, 25 a second")
+        #expect(FramePacer(rate: 60).changingRate(to: 75).mayPut(at: 0), "no put yet: at once")
+    }
+
     @Test("a wake a few microseconds early is on time; one a tenth of a millisecond early more is not")
     func slack() {
         var pacer = FramePacer(rate: 100)

@@ -265,9 +265,11 @@ import XvfbSupport
         #expect(hidden.isInvisible)
         #expect(hidden.width == 1 && hidden.height == 1)
 
-        // Pointer events still arrive with the cursor hidden.
-        try server.xdotool("mousemove", "--window", "\(window.windowID)", "20", "30")
-        let moved = window.collect { $0.contains(.motion(at: Point(x: 20.5, y: 30.5), time: 0)) || !$0.isEmpty }
+        // Pointer events still arrive with the cursor hidden (a drag: motion is selected
+        // only while button 1 is held).
+        try server.xdotool("mousemove", "--window", "\(window.windowID)", "20", "30", "mousedown", "1",
+                           "mousemove", "--window", "\(window.windowID)", "25", "35", "mouseup", "1")
+        let moved = window.collect { $0.contains { if case .release = $0 { true } else { false } } }
         #expect(moved.contains { if case .motion = $0 { true } else { false } }, "\(moved)")
 
         window.showCursor()

@@ -74,6 +74,26 @@ public final class DummyXorg {
 
     deinit { stop() }
 
+    /// `xrandr ARGS…` against this server.
+    @discardableResult
+    public func xrandr(_ arguments: String...) throws -> String {
+        try Xvfb.run("xrandr", arguments, environment: environment)
+    }
+
+    /// Puts the first connected output into a new mode (`xrandr --newmode`, `--addmode`,
+    /// `--output NAME --mode`), as a user changing the monitor's rate would.
+    /// - Parameter modeline: as for `init`, with a name of its own.
+    public func switchMode(to modeline: String) throws {
+        let parts = modeline.split(separator: " ").map(String.init)
+        guard let name = parts.first else { throw XvfbError("an empty modeline") }
+        let listing = try xrandr("--query")
+        guard let output = listing.split(separator: "\n").first(where: { $0.contains(" connected") })?
+            .split(separator: " ").first.map(String.init) else { throw XvfbError("no connected output: \(listing)") }
+        try Xvfb.run("xrandr", ["--newmode"] + parts, environment: environment)
+        try xrandr("--addmode", output, name)
+        try xrandr("--output", output, "--mode", name)
+    }
+
     /// SIGTERM, then SIGKILL after 5 s; reaps it; removes its folder.
     public func stop() {
         guard !exited else { return }

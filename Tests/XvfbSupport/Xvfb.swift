@@ -125,6 +125,13 @@ public final class Xvfb {
     /// standard output. Throws when it cannot start or exits with a non-zero status.
     @discardableResult
     public func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
+        try Self.run(program, arguments, environment: environment, input: input)
+    }
+
+    /// Runs `program` with `arguments` and `environment` (no shell), as `run`.
+    @discardableResult
+    public static func run(_ program: String, _ arguments: [String], environment: [String: String],
+                           input: String? = nil) throws -> String {
         guard let executable = Xvfb.find(program) else { throw XvfbError("\(program) is not installed") }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
