@@ -43,6 +43,12 @@ for size in ${FIRSTFRAME_SIZES:-640x400 1920x1080 3840x2160}; do
       # (SIGTERM: it finishes and prints its stats).
       sleep 0.4
       kill -TERM "$app_pid"
+      # Once (of some hundred runs) a program went on after SIGTERM: asked again, and said.
+      for _ in $(seq 50); do kill -0 "$app_pid" 2>/dev/null || break; sleep 0.1; done
+      if kill -0 "$app_pid" 2>/dev/null; then
+        echo "firstframe-bench: ${bins[$i]} still running 5 s after SIGTERM: sent again" >&2
+        kill -TERM "$app_pid"
+      fi
       wait "$app_pid" || { echo "firstframe-bench: ${bins[$i]} failed: $(cat "$work/stderr.txt")" >&2; exit 1; }
       app_pid=""
       ms=$(field first_frame_ms)
