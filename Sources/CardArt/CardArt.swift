@@ -31,6 +31,38 @@ public enum CardArt {
             ?? RGBAImage(size: size, filledWith: RGBA(r: 255, g: 162, b: 58))
     }
 
+    /// The pixel layout cairo draws in (ARGB32 in native-endian words: B, G, R, A in
+    /// memory on a little-endian machine, the usual X visual's BGRX). A framebuffer in
+    /// this layout takes `coverPixels` and `prizePixels` with no conversion.
+    #if _endian(little)
+    public static let nativeLayout = PixelLayout.bgrx
+    #else
+    public static let nativeLayout = PixelLayout.xrgb
+    #endif
+
+    /// `cover(size:prompt:)`'s pixels, in `nativeLayout`: the same colours, drawn with no
+    /// RGBA image made and converted (at 4K two passes over 33 MB fewer).
+    public static func coverPixels(size: PixelSize, prompt: String? = nil) -> LayoutImage {
+        Surface.drawingNative(size: size) { CoverDrawing(size: size, prompt: prompt).draw(on: $0) }
+            ?? LayoutImage(size: size, layout: nativeLayout, filledWith: RGBA(r: 190, g: 194, b: 200))
+    }
+
+    /// Draws `cover(size:prompt:)` straight into `framebuffer` (of `nativeLayout`), the
+    /// whole of it, opaque: the window's first frame with no image made, converted or
+    /// composited. False, drawing nothing, when it cannot (another layout, a row stride
+    /// cairo does not take, a side over cairo's limit).
+    public static func drawCover(prompt: String? = nil, into framebuffer: Framebuffer) -> Bool {
+        Surface.drawing(into: framebuffer) { CoverDrawing(size: framebuffer.size, prompt: prompt).draw(on: $0) }
+    }
+
+    /// `prize(size:text:background:)`'s pixels, in `nativeLayout`, as the canvas shows
+    /// them (opaque: where an image background is translucent, its straight colour).
+    public static func prizePixels(size: PixelSize, text: CardText? = nil, background: RGBAImage? = nil) -> LayoutImage {
+        let drawing = PrizeDrawing(size: size, text: text ?? .builtInPrize, spaced: text == nil)
+        return Surface.drawingNative(size: size) { drawing.draw(on: $0, background: background?.size == size ? background : nil) }
+            ?? LayoutImage(size: size, layout: nativeLayout, filledWith: RGBA(r: 255, g: 162, b: 58))
+    }
+
     /// Card units per device pixel at `size`: the largest scale at which the 640x400
     /// design fits.
     public static func unit(for size: PixelSize) -> Double {

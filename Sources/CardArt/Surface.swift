@@ -14,22 +14,60 @@ final class Surface {
     /// into RGBA bytes in place: at 4K one 33 MB buffer instead of two, and no copy. Nil
     /// if cairo cannot draw at this size (a side over its 32767-pixel limit).
     static func drawing(size: PixelSize, _ body: (Surface) -> Void) -> RGBAImage? {
+        drawnBytes(size: size, cleared: true, body) { Self.unpremultiplyToRGBA($0, pixels: size.pixelCount) }
+            .flatMap { RGBAImage(size: size, bytes: $0) }
+    }
+
+    /// Draws with `body` into an image in cairo's own order (`CardArt.nativeLayout`), which
+    /// is then the image's layout: no conversion at all. `body` must paint every pixel,
+    /// opaque, with its first operation (the memory is not cleared first); pixels left
+    /// translucent by later ones are made opaque as the RGBA path and the canvas would
+    /// make them (straight colour, alpha dropped). Nil as for `drawing`.
+    static func drawingNative(size: PixelSize, _ body: (Surface) -> Void) -> LayoutImage? {
+        drawnBytes(size: size, cleared: false, body) { Self.unpremultiplyToOpaque($0, pixels: size.pixelCount) }
+            .flatMap { LayoutImage(size: size, layout: CardArt.nativeLayout, bytes: $0) }
+    }
+
+    /// Draws with `body` into `framebuffer`'s memory (a cairo surface over it), then makes
+    /// every pixel opaque as `drawingNative` does. `body` must paint every pixel with its
+    /// first operation. False when the framebuffer is not in cairo's layout or its rows
+    /// are not ones cairo can take.
+    static func drawing(into framebuffer: Framebuffer, _ body: (Surface) -> Void) -> Bool {
+        let size = framebuffer.size, stride = framebuffer.bytesPerRow
+        guard framebuffer.layout == CardArt.nativeLayout, size.width <= 32767, size.height <= 32767, stride % 4 == 0,
+              stride >= Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(size.width))), stride <= Int(Int32.max),
+              let cairoSurface = cairo_image_surface_create_for_data(framebuffer.baseAddress.assumingMemoryBound(to: UInt8.self),
+                                                                     CAIRO_FORMAT_ARGB32, Int32(size.width), Int32(size.height), Int32(stride)),
+              let surface = Surface(wrapping: cairoSurface, size: size) else { return false }
+        body(surface)
+        cairo_surface_flush(surface.surface)
+        withExtendedLifetime(surface) {
+            for y in 0..<size.height { unpremultiplyToOpaque(framebuffer.baseAddress + y * stride, pixels: size.width) }
+        }
+        return true
+    }
+
+    /// The bytes of a cairo ARGB32 surface over new memory of `size` (zeroed first when
+    /// `cleared`), drawn by `body` and then passed to `finish`.
+    private static func drawnBytes(size: PixelSize, cleared: Bool, _ body: (Surface) -> Void,
+                                   finish: (UnsafeMutableRawPointer) -> Void) -> [UInt8]? {
         guard size.width > 0, size.height > 0, size.width <= 32767, size.height <= 32767,
               Int(cairo_format_stride_for_width(CAIRO_FORMAT_ARGB32, Int32(size.width))) == size.width * 4 else { return nil }
         var drawn = true
         let count = size.pixelCount * 4
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             let base = buffer.baseAddress!
-            base.initialize(repeating: 0, count: count)
+            // Without `cleared` the body's first operation writes every byte.
+            if cleared { base.initialize(repeating: 0, count: count) }
             initialized = count
             guard let cairoSurface = cairo_image_surface_create_for_data(base, CAIRO_FORMAT_ARGB32, Int32(size.width),
                                                                          Int32(size.height), Int32(size.width * 4)),
                   let surface = Surface(wrapping: cairoSurface, size: size) else { drawn = false; return }
             body(surface)
             cairo_surface_flush(surface.surface)
-            withExtendedLifetime(surface) { Self.unpremultiplyToRGBA(UnsafeMutableRawPointer(base), pixels: size.pixelCount) }
+            withExtendedLifetime(surface) { finish(UnsafeMutableRawPointer(base)) }
         }
-        return drawn ? RGBAImage(size: size, bytes: bytes) : nil
+        return drawn ? bytes : nil
     }
 
     /// A context over a surface made elsewhere (this object then owns the surface).
@@ -111,6 +149,39 @@ final class Surface {
             convertOne(data, i)
             i += 1
         }
+    }
+
+    /// cairo's pixels made opaque in cairo's own order, in place: a translucent pixel (a
+    /// text card over an image with alpha) gets its straight colour, exactly as
+    /// `unpremultiplyToRGBA` gives it, and alpha 255. Opaque pixels, nearly always all of
+    /// them, are only read, eight at a time.
+    static func unpremultiplyToOpaque(_ data: UnsafeMutableRawPointer, pixels: Int) {
+        var i = 0
+        let opaque = SIMD8<UInt32>(repeating: 0xFF00_0000)
+        while i + 8 <= pixels {
+            let p = data.loadUnaligned(fromByteOffset: i * 4, as: SIMD8<UInt32>.self)
+            if (p & opaque) != opaque {
+                for j in i..<(i + 8) { opaqueOne(data, j) }
+            }
+            i += 8
+        }
+        while i < pixels {
+            opaqueOne(data, i)
+            i += 1
+        }
+    }
+
+    private static func opaqueOne(_ data: UnsafeMutableRawPointer, _ i: Int) {
+        let p = data.load(fromByteOffset: i * 4, as: UInt32.self)
+        let a = p >> 24
+        guard a != 255 else { return }
+        var r = (p >> 16) & 0xFF, g = (p >> 8) & 0xFF, b = p & 0xFF
+        if a != 0 {
+            r = Swift.min((r * 255 + a / 2) / a, 255)
+            g = Swift.min((g * 255 + a / 2) / a, 255)
+            b = Swift.min((b * 255 + a / 2) / a, 255)
+        }
+        data.storeBytes(of: 0xFF00_0000 | r << 16 | g << 8 | b, toByteOffset: i * 4, as: UInt32.self)
     }
 
     private static func convertOne(_ data: UnsafeMutableRawPointer, _ i: Int) {

@@ -11,6 +11,12 @@ struct CardPixels {
     /// 8 bytes per pixel, rows `size.width * 8` bytes apart.
     let bytes: [UInt8]
 
+    init(size: PixelSize, layout: PixelLayout, bytes: [UInt8]) {
+        self.size = size
+        self.layout = layout
+        self.bytes = bytes
+    }
+
     /// The cover composited over the prize where it is translucent (straight alpha,
     /// exact rounding), beside the opaque prize. The prize's alpha is ignored.
     init(cover: RGBAImage, prize: RGBAImage, layout: PixelLayout) {

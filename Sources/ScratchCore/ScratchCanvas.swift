@@ -15,7 +15,9 @@ public final class ScratchCanvas {
     public var brush: Brush
 
     let pixels: CardPixels
-    private let coverImage: RGBAImage
+    /// The cover as given, for `reset()` (where it is transparent the prize shows);
+    /// nil for an opaque one.
+    private let coverImage: RGBAImage?
     /// The last point of each pen that is down.
     private var pens: [Int: Point] = [:]
     private var pendingSpans: [Compositor.Span] = []
@@ -42,6 +44,38 @@ public final class ScratchCanvas {
         self.pixels = CardPixels(cover: cover, prize: prize, layout: layout)
         self.mask = Mask(size: cover.size, keeping: previous, cover: cover)
         self.paintsDirectly = cover.size.pixelCount > 4 << 20
+    }
+
+    /// A canvas over an opaque cover and a prize already drawn in the framebuffer's
+    /// layout (`LayoutImage`): no conversion, every pixel scratchable.
+    /// - Parameter keeping: a mask whose scratched state carries over, scaled to this size.
+    /// - Throws: `CanvasError.sizeMismatch` unless cover and prize have the same size.
+    public init(cover: LayoutImage, prize: LayoutImage, brush: Brush, keeping previous: Mask? = nil) throws(CanvasError) {
+        guard cover.size == prize.size else { throw .sizeMismatch(cover: cover.size, prize: prize.size) }
+        precondition(cover.layout == prize.layout, "cover and prize must be in the same layout")
+        size = cover.size
+        layout = cover.layout
+        self.brush = brush
+        coverImage = nil
+        pixels = CardPixels(cover: cover, prize: prize)
+        mask = Mask(size: cover.size, keeping: previous, cover: nil)
+        paintsDirectly = cover.size.pixelCount > 4 << 20
+    }
+
+    /// A canvas over the opaque cover `framebuffer` shows now (a drawing made straight
+    /// into it) and the prize `prize()` returns, in the framebuffer's layout, every pixel
+    /// scratchable. `prize` is called once the cover's pixels are taken: it may wait
+    /// for a drawing on another thread. Without `keeping`, the framebuffer already shows
+    /// this canvas (nothing is scratched): the first frame needs no composite.
+    /// - Parameter keeping: a mask whose scratched state carries over, scaled to this size.
+    public init(coverShownIn framebuffer: Framebuffer, prize: () -> LayoutImage, brush: Brush, keeping previous: Mask? = nil) {
+        size = framebuffer.size
+        layout = framebuffer.layout
+        self.brush = brush
+        coverImage = nil
+        pixels = CardPixels(coverIn: framebuffer, prize: prize)
+        mask = Mask(size: size, keeping: previous, cover: nil)
+        paintsDirectly = size.pixelCount > 4 << 20
     }
 
     /// The exact fraction of the scratchable area revealed so far.
@@ -108,7 +142,7 @@ public final class ScratchCanvas {
     /// Covers the card again, as new.
     public func reset() {
         pens.removeAll()
-        mask = Mask(revealingTransparentPixelsOf: coverImage)
+        mask = coverImage.map { Mask(revealingTransparentPixelsOf: $0) } ?? Mask(size: size)
     }
 
     /// Writes every pixel whose mask changed since the last call into the framebuffer,

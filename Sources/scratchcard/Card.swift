@@ -76,6 +76,63 @@ struct CardImages: Sendable {
     }
 }
 
+extension CardImages {
+    /// The card's canvas at `size`. With the built-in foil for a cover and a framebuffer
+    /// in cairo's own layout (`CardArt.nativeLayout`, the usual BGRX visual) both sides
+    /// are drawn straight in that layout, the prize on a thread of its own meanwhile, and
+    /// no RGBA image is made or converted: at 4K that was most of the time to the first
+    /// frame after the drawing itself. Otherwise the images are filled (`filling`) and the
+    /// canvas converts them. `keeping` gives the mask to carry over, from the filled
+    /// cover (nil when the cover is the built-in foil, which is opaque).
+    func canvas(at size: PixelSize, layout: PixelLayout, brush: Brush,
+                keeping: (_ filledCover: RGBAImage?) -> Mask? = { _ in nil }) throws(CanvasError) -> ScratchCanvas {
+        guard case .builtInCover(let prompt) = cover, layout == CardArt.nativeLayout else {
+            let filled = filling(size)
+            return try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush,
+                                     keeping: keeping(filled.cover))
+        }
+        let prize = self.prize
+        let prizeJob = Job { () -> LayoutImage in prize.pixels(at: size, layout: layout) }
+        let coverPixels = CardArt.coverPixels(size: size, prompt: prompt)
+        let previous = keeping(nil)
+        return try ScratchCanvas(cover: coverPixels, prize: prizeJob.result().get(), brush: brush, keeping: previous)
+    }
+}
+
+extension CardImages {
+    /// The card's canvas, its cover drawn straight into `framebuffer` (the window's, not
+    /// yet on screen) while the prize is drawn on a thread of its own: then the first frame
+    /// needs no image made, converted or composited, and the copy of the cover into the
+    /// canvas runs while the prize is still being drawn. For the built-in foil over a
+    /// framebuffer in cairo's own layout (`CardArt.nativeLayout`); nil, having drawn
+    /// nothing, otherwise. The framebuffer shows the card as the canvas has it, nothing
+    /// scratched.
+    func canvas(showingCoverIn framebuffer: Framebuffer, brush: Brush) -> ScratchCanvas? {
+        guard case .builtInCover(let prompt) = cover, framebuffer.layout == CardArt.nativeLayout else { return nil }
+        let prize = self.prize, size = framebuffer.size, layout = framebuffer.layout
+        let prizeJob = Job { () -> LayoutImage in prize.pixels(at: size, layout: layout) }
+        guard CardArt.drawCover(prompt: prompt, into: framebuffer) else {
+            _ = prizeJob.result()
+            return nil
+        }
+        return ScratchCanvas(coverShownIn: framebuffer, prize: { prizeJob.result().get() }, brush: brush)
+    }
+}
+
+extension CardLayer {
+    /// The layer at `size` in `layout`, which is `CardArt.nativeLayout`: a drawing drawn
+    /// in it, an image scaled to fill and converted (its alpha dropped, as a prize's is).
+    func pixels(at size: PixelSize, layout: PixelLayout) -> LayoutImage {
+        switch self {
+        case .builtInPrize: CardArt.prizePixels(size: size)
+        case .text(let text, let background):
+            CardArt.prizePixels(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
+        case .builtInCover(let prompt): CardArt.coverPixels(size: size, prompt: prompt)
+        case .image: LayoutImage(rendered(at: size), layout: layout)
+        }
+    }
+}
+
 /// A card's two images at the window's size, ready for a canvas.
 struct FilledImages {
     let cover: RGBAImage
@@ -171,11 +228,11 @@ struct Dealer: Sendable {
 
     /// The clip a card's reveal plays: the chime, none, or its WAV file (checked at load;
     /// should it have changed since and no longer decode, the chime).
-    static func revealSound(_ sound: DeckSound) -> SoundClip? {
+    static func revealSound(_ sound: DeckSound) -> RevealSound? {
         switch sound {
         case .chime: return .chime
         case .none: return nil
-        case .file(let path): return (try? WAVFile.load(path: path)) ?? .chime
+        case .file(let path): return (try? WAVFile.load(path: path)).map(RevealSound.clip) ?? .chime
         }
     }
 }
@@ -186,7 +243,7 @@ struct DealtCard: Sendable {
     let id: String
     let prize: String
     let images: CardImages
-    var revealSound: SoundClip? = .chime
+    var revealSound: RevealSound? = .chime
     var celebrate = true
     /// The deck entry it was drawn from, if any (its stock with it).
     var deckCard: DeckCard? = nil
@@ -197,6 +254,21 @@ struct DealtCard: Sendable {
     /// With a shared pool: "back in a moment", and when to try the pool again
     /// (monotonic seconds): it cannot be reached and the deck has no unlimited card.
     var backSoonUntil: Double? = nil
+}
+
+/// What a card's reveal plays: the built-in chime, or a clip of its own (a deck card's
+/// WAV file). The chime's samples are made when it is first played, not when a card is
+/// dealt: synthesising them takes about 10 ms, which the first frame need not wait for.
+enum RevealSound: Sendable, Equatable {
+    case chime
+    case clip(SoundClip)
+
+    var clip: SoundClip {
+        switch self {
+        case .chime: .chime
+        case .clip(let clip): clip
+        }
+    }
 }
 
 /// A file's name without its folder and extension.

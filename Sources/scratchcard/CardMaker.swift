@@ -139,8 +139,7 @@ final class CardMaker {
                              brush: Brush) -> Handoff.Outcome {
         do {
             let card = try dealt ?? dealer.deal()
-            let filled = card.images.filling(size)
-            let canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush)
+            let canvas = try card.images.canvas(at: size, layout: layout, brush: brush)
             return .made(Made(card: card, canvas: canvas))
         } catch {
             return .failed("\(error)")

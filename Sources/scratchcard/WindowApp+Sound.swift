@@ -69,7 +69,7 @@ extension WindowApp {
     /// the card says `"celebrate": false`).
     func react(to events: [CardEvent]) {
         for case .revealed in events {
-            if let clip = card.revealSound { effects.player?.play(clip) }
+            if let clip = card.revealSound?.clip { effects.player?.play(clip) }
             effects.motion.allUp()
             if options.celebrate && card.celebrate {
                 effects.celebration = Celebration(canvas: canvas.size, start: monotonicSeconds())

@@ -248,7 +248,8 @@ final class StoreKeeper {
     /// (at the canvas sizes they were made at, then carried to this one as a resize
     /// would), revealed whole if it was revealed. Nil for a fresh card. Strokes that do
     /// not read are reported and dropped (the card is shown as far as they went).
-    func resumedMask(size: PixelSize, images: CardImages, filledCover: RGBAImage) -> Mask? {
+    /// `filledCover` nil: the cover is the built-in foil, opaque (nothing revealed from the start).
+    func resumedMask(size: PixelSize, images: CardImages, filledCover: RGBAImage?) -> Mask? {
         guard let held = resumed, !held.strokes.isEmpty else { return nil }
         let strokes: StrokeLog
         do { strokes = try StrokeLog(parsing: held.strokes, name: "\(store.path), deal \(held.deal)") } catch {
@@ -256,7 +257,8 @@ final class StoreKeeper {
             return nil
         }
         return strokes.replay(to: size) { canvasSize, previous in
-            Mask(size: canvasSize, keeping: previous, cover: canvasSize == size ? filledCover : images.filling(canvasSize).cover)
+            guard let filledCover else { return Mask(size: canvasSize, keeping: previous, cover: nil) }
+            return Mask(size: canvasSize, keeping: previous, cover: canvasSize == size ? filledCover : images.filling(canvasSize).cover)
         }
     }
 

@@ -2,6 +2,7 @@
 import Foundation
 import ScratchCore
 import ScratchImage
+import ScratchSound
 import ScratchX11
 
 /// The window: one thread, one loop. Wait on the X connection (or until the next
@@ -66,6 +67,9 @@ final class WindowApp {
     var running = true
     /// Exposed or re-laid-out area still to composite in full.
     var exposed = PixelRect.empty
+    /// Area the framebuffer already shows as the canvas has it, still to put on screen
+    /// (the first frame of a card drawn straight into it).
+    var drawnNotPut = PixelRect.empty
     /// When the program started setting up (images, display, window), for `first_frame_ms`.
     let startedMicroseconds = monotonicMicroseconds()
 
@@ -135,12 +139,24 @@ final class WindowApp {
         }
         let size = windowSize(kiosk: options.kiosk, screen: display.screenSize, requestedPoints: options.size,
                               cardPoints: card.images.cover.size, scale: scale.factor)
-        let filled = card.images.filling(size)
         do {
-            canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush,
-                                       keeping: keeper?.resumedMask(size: size, images: card.images, filledCover: filled.cover))
-        } catch {
-            throw ExitError(code: 2, message: "\(error)")
+            window = try X11Window(display: display, size: size, title: options.title)
+            surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
+        } catch { throw ExitError(code: 1, message: "\(error)") }
+        // A fresh card with the built-in foil is drawn straight into the window's image:
+        // its first frame is then ready once the canvas is (Card.swift).
+        let images = card.images
+        if keeper?.resumed == nil, let drawn = images.canvas(showingCoverIn: surface.framebuffer, brush: brush) {
+            canvas = drawn
+            drawnNotPut = PixelRect(size: size)
+        } else {
+            do {
+                canvas = try images.canvas(at: size, layout: layout, brush: brush) { filledCover in
+                    keeper?.resumedMask(size: size, images: images, filledCover: filledCover)
+                }
+            } catch {
+                throw ExitError(code: 2, message: "\(error)")
+            }
         }
         let now = monotonicSeconds()
         session = keeper?.firstSession(card: card, revealAt: options.revealAtPercent / 100, fraction: canvas.revealedFraction, now: now)
@@ -154,10 +170,6 @@ final class WindowApp {
         cardMaker = CardMaker(dealer: dealer, size: size, layout: layout, brush: brush)
         shimmer = Shimmer(canvas: size)
         fingers = Fingers(maximum: options.maxFingers)
-        do {
-            window = try X11Window(display: display, size: size, title: options.title)
-            surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
-        } catch { throw ExitError(code: 1, message: "\(error)") }
         (pacer, pacerRateSource) = framePacer(maxFPS: options.maxFPS, window: window)
         window.followMonitorChanges()
         exitChord = KeyChord(parsing: options.exitChord)
@@ -186,9 +198,10 @@ final class WindowApp {
 
     /// Runs until the user quits; then writes the recording and the stats.
     func run() throws(ExitError) {
-        // The first repaint composites the whole card (it starts out exposed): once.
+        // The first repaint composites the whole card (it starts out exposed): once; or,
+        // when the card was drawn straight into the framebuffer, only puts it.
         window.map()
-        exposed = PixelRect(size: canvas.size)
+        if drawnNotPut.isEmpty { exposed = PixelRect(size: canvas.size) }
         emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor,
                      deal: storeKeeper?.deal, resumed: storeKeeper?.resumed != nil)])
         if showsSoldOut { emit([.soldOut]) }
@@ -343,6 +356,8 @@ final class WindowApp {
             area.formUnion(exposed)
             exposed = .empty
         }
+        area.formUnion(drawnNotPut)
+        drawnNotPut = .empty
         if options.kiosk, frameDue { area.formUnion(drawAttract()) }
         area.formUnion(drawCelebration(frameDue: frameDue))
         if area.isEmpty {
@@ -371,7 +386,11 @@ final class WindowApp {
     /// The last put is on screen: every stroke it carried has its latency.
     func shown() {
         let now = monotonicMicroseconds()
-        if stats.firstFrameMicroseconds == nil { stats.firstFrameMicroseconds = now - startedMicroseconds }
+        if stats.firstFrameMicroseconds == nil {
+            stats.firstFrameMicroseconds = now - startedMicroseconds
+            // The chime is made now, off the loop's thread, rather than at the reveal.
+            if effects.player != nil { detachThread { _ = SoundClip.chime } }
+        }
         if let putAt = stats.putAt { stats.putToShown.record(microseconds: now - putAt) }
         stats.putAt = nil
         for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
@@ -381,10 +400,9 @@ final class WindowApp {
     /// A new size: the images re-laid out to fill it, the scratched state carried over.
     func relayout(to size: PixelSize) throws(ExitError) {
         stats.relayouts += 1
-        let filled = card.images.filling(size)
         do {
-            canvas = try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: canvas.layout, brush: brush,
-                                       keeping: canvas.mask)
+            let previous = canvas.mask
+            canvas = try card.images.canvas(at: size, layout: canvas.layout, brush: brush) { _ in previous }
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
         if session.isRevealed { canvas.revealAll() }
