@@ -19,15 +19,23 @@ mkdir -p "$out/corpus" "Fuzz/$name/found"
 flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld)
 core=(-I Sources/CInstructions Sources/ScratchCore/*.swift)   # the core and its one C header
 
+# ScratchCore as a static library and module, for targets that test a room built on it.
+core_library() {
+  swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
+    -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
+}
+# pkg-config's C flags for the named libraries, each behind -Xcc for swiftc.
+xcc_flags() {
+  for f in $(pkg-config --cflags "$@"); do printf -- '-Xcc\n%s\n' "$f"; done
+}
+
 case "$name" in
   png|jpeg|webp)
     # ScratchCore as a static library and module, then ScratchImage (all its decoders,
     # so all three C libraries) + the target.
-    swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
-      -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
+    core_library
     libs="libpng libturbojpeg libwebp libwebpdemux"
-    cflags=()
-    for f in $(pkg-config --cflags $libs); do cflags+=(-Xcc "$f"); done
+    cflags=($(xcc_flags $libs))
     swiftc "${flags[@]}" -module-name ScratchImage -I "$out" -I Sources/CPNG -I Sources/CJPEG -I Sources/CWebP \
       -I Sources/CInstructions ${cflags[@]+"${cflags[@]}"} \
       Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
@@ -47,23 +55,19 @@ case "$name" in
   store)
     # ScratchCore as a static library and module, then the whole store room (SQLite for
     # the kiosk's store, libpq for the pool beside it) + the target.
-    swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
-      -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
-    pqcflags=()
-    for f in $(pkg-config --cflags libpq); do pqcflags+=(-Xcc "$f"); done
+    core_library
+    pqcflags=($(xcc_flags libpq))
     swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CSQLite -I Sources/CLibPQ -I Sources/CInstructions \
-      "${pqcflags[@]}" Sources/ScratchStore/*.swift "Fuzz/$name/main.swift" \
+      ${pqcflags[@]+"${pqcflags[@]}"} Sources/ScratchStore/*.swift "Fuzz/$name/main.swift" \
       -L "$out" -lScratchCore -lsqlite3 $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
   conninfo)
     # ScratchCore as a module, then the pool's connection strings (PostgresConnection.swift,
     # which holds PoolAddress) with libpq, and the target.
-    swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
-      -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
-    pqcflags=()
-    for f in $(pkg-config --cflags libpq); do pqcflags+=(-Xcc "$f"); done
-    swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CLibPQ -I Sources/CInstructions "${pqcflags[@]}" \
+    core_library
+    pqcflags=($(xcc_flags libpq))
+    swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CLibPQ -I Sources/CInstructions ${pqcflags[@]+"${pqcflags[@]}"} \
       Sources/ScratchStore/PostgresConnection.swift "Fuzz/$name/main.swift" \
       -L "$out" -lScratchCore $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
     max_len=4096
