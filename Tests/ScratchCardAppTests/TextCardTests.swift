@@ -12,14 +12,18 @@ import XvfbSupport
 @Suite(.serialized) struct TextCardTests {
     static let size = PixelSize(width: 1280, height: 800)
 
+    /// The deck's three text cards, by id.
+    static let texts: KeyValuePairs<String, CardText> = [
+        "english": CardText(title: "Free coffee", subtitle: "Show this at the counter"),
+        "chinese": CardText(title: "恭喜中奖", subtitle: "免费咖啡一杯"),
+        "arabic": CardText(title: "شاي مجاني", subtitle: "Café au lait 咖啡"),
+    ]
+
     /// A deck of three text cards; only `chosen` has a weight, so it is the one dealt.
     static func deck(in folder: URL, chosen: String) throws -> String {
-        let cards: [(id: String, fields: String)] = [
-            ("english", #""text": "Free coffee", "subtitle": "Show this at the counter""#),
-            ("chinese", #""text": "恭喜中奖", "subtitle": "免费咖啡一杯""#),
-            ("arabic", #""text": "شاي مجاني", "subtitle": "Café au lait 咖啡""#),
-        ]
-        let entries = cards.map { #"{"id": "\#($0.id)", \#($0.fields), "weight": \#($0.id == chosen ? 1 : 0)}"# }
+        let entries = texts.map { id, text in
+            #"{"id": "\#(id)", "text": "\#(text.title)", "subtitle": "\#(text.subtitle ?? "")", "weight": \#(id == chosen ? 1 : 0)}"#
+        }
         let path = folder.appendingPathComponent("deck.json").path
         try Data(#"{"cards": [\#(entries.joined(separator: ",\n"))]}"#.utf8).write(to: URL(fileURLWithPath: path))
         return path
@@ -78,6 +82,20 @@ import XvfbSupport
         }
     }
 
+    /// The fraction of pixels of `image` more than 8 levels away from `expected`'s in a
+    /// channel (1 when the sizes differ).
+    static func fractionDiffering(_ image: RGBAImage, from expected: RGBAImage) -> Double {
+        guard image.size == expected.size else { return 1 }
+        var differing = 0
+        for y in 0..<image.size.height {
+            for x in 0..<image.size.width {
+                let a = image[x, y], b = expected[x, y]
+                if abs(Int(a.r) - Int(b.r)) > 8 || abs(Int(a.g) - Int(b.g)) > 8 || abs(Int(a.b) - Int(b.b)) > 8 { differing += 1 }
+            }
+        }
+        return Double(differing) / Double(image.size.width * image.size.height)
+    }
+
     /// How many of `characters` the OCR text holds.
     static func found(_ characters: String, in text: String) -> Int { Set(characters).filter { text.contains($0) }.count }
 
@@ -92,15 +110,19 @@ import XvfbSupport
         let cover = try server.waitForPixels(window: window, until: Self.isDrawn(Self.size))
         try server.press("space", in: window)
         #expect(waitUntil { app.eventNames.contains("revealed") }, "Space reveals: \(app.eventNames)")
-        // The fade (and the reveal's burst of sparks) is over when two looks 1.2 s apart
-        // agree and differ from the cover: in a debug build one full-card fade frame at
-        // 1280x800 takes about 0.75 s, so looks closer together can both fall inside it.
-        var last = cover, lastAt = Date.distantPast
-        let shown = try server.waitForPixels(window: window, timeout: 15) { image in
-            guard Date().timeIntervalSince(lastAt) >= 1.2 else { return false }
-            defer { last = image; lastAt = Date() }
-            return image != cover && image == last
+        // The fade (and the reveal's burst of sparks) is over when two looks in a row show
+        // the prize as CardArt draws it, all but a few pixels. Looks that merely agree are not
+        // enough: a debug build's full-card fade frame at 1280x800 takes about 0.75 s, and
+        // under load longer than any gap between two looks.
+        let text = try #require(Self.texts.first { $0.key == chosen }?.value)
+        let prize = CardArt.prize(size: Self.size, text: text)
+        var last = cover
+        let shown = try server.waitForPixels(window: window, timeout: 30) { image in
+            defer { last = image }
+            return image == last && Self.fractionDiffering(image, from: prize) < 0.001
         }
+        let differing = Self.fractionDiffering(shown, from: prize)
+        #expect(differing < 0.001, "the window never showed the prize alone: \(differing) of its pixels differ")
         try server.press("q", in: window)
         #expect(app.wait() == 0)
         #expect(app.events.first?["card"] as? String == chosen)
