@@ -20,21 +20,10 @@ public func fuzzDeck(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
             }
             precondition(card.cover == nil || card.coverText == nil, "cover-text beside a cover image")
         }
-        var rng = SplitMix(state: UInt64(size))
+        var rng = SplitMix64(seed: UInt64(size))
         for _ in 0..<4 { precondition(deck.draw(using: &rng).weight > 0, "drew a card of weight 0") }
     } catch {
         precondition(error.path == deckPath && !error.message.isEmpty)
     }
     return 0
-}
-
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

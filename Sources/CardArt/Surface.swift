@@ -321,22 +321,3 @@ extension Surface {
         cairo_pattern_destroy(pattern)
     }
 }
-
-/// xorshift64*: the same numbers on every run and every machine, so a card drawn twice
-/// at one size is the same bytes.
-struct Noise {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// Uniform in [lo, hi).
-    mutating func between(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
-}

@@ -43,7 +43,7 @@ public struct Celebration: Sendable {
     public init(canvas size: PixelSize, start: Double, seed: UInt64 = 0x5EED) {
         canvas = size
         self.start = start
-        var rng = SplitMix64(state: seed)
+        var rng = SplitMix64(seed: seed)
         func random(_ range: ClosedRange<Double>) -> Double {
             range.lowerBound + (range.upperBound - range.lowerBound) * Double(rng.next() >> 11) / Double(1 << 53)
         }
@@ -125,17 +125,5 @@ public struct Celebration: Sendable {
         }
         lastFramePixels = pixels
         return area
-    }
-}
-
-/// SplitMix64: a small, seeded generator for reproducible bursts.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

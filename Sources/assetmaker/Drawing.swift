@@ -22,24 +22,6 @@ struct Colour {
     func scaled(_ k: Double) -> Colour { Colour(r * k, g * k, b * k, a) }
 }
 
-/// xorshift64*: the same numbers on every run and every machine.
-struct Noise {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed == 0 ? 0x9E37_79B9_7F4A_7C15 : seed }
-
-    mutating func next() -> UInt64 {
-        state ^= state >> 12; state ^= state << 25; state ^= state >> 27
-        return state &* 0x2545_F491_4F6C_DD1D
-    }
-
-    /// Uniform in [0, 1).
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    /// Uniform in [lo, hi).
-    mutating func between(_ lo: Double, _ hi: Double) -> Double { lo + (hi - lo) * unit() }
-}
-
 /// Premultiplied RGBA in doubles, painted with source-over.
 struct Canvas {
     let width: Int, height: Int

@@ -221,17 +221,10 @@ struct BrushTests {
     }
 }
 
-/// A small deterministic random source for tests.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+/// The core's seeded generator, with what the tests draw from it.
+typealias SplitMix = SplitMix64
+
+extension SplitMix64 {
     mutating func double(in range: ClosedRange<Double>) -> Double { Double.random(in: range, using: &self) }
     /// Uniform in [0, 1), from the top 53 bits.
     mutating func unit() -> Double { Double(next() >> 11) / Double(UInt64(1) << 53) }
