@@ -84,19 +84,12 @@ final class Surface {
 
     /// A transparent surface of `size`; nil if cairo cannot make one (no memory, a side
     /// over cairo's 32767-pixel limit).
-    init?(size: PixelSize) {
+    convenience init?(size: PixelSize) {
         guard size.width > 0, size.height > 0, size.width <= 32767, size.height <= 32767,
               let surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, Int32(size.width), Int32(size.height)) else {
             return nil
         }
-        guard cairo_surface_status(surface) == CAIRO_STATUS_SUCCESS, let cr = cairo_create(surface),
-              cairo_status(cr) == CAIRO_STATUS_SUCCESS else {
-            cairo_surface_destroy(surface)
-            return nil
-        }
-        self.size = size
-        self.surface = surface
-        self.cr = cr
+        self.init(wrapping: surface, size: size)
     }
 
     deinit {
