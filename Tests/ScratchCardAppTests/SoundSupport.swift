@@ -65,15 +65,7 @@ final class PulseServer {
     func stop() {
         guard !stopped else { return }
         stopped = true
-        kill(pid, SIGTERM)
-        var status: Int32 = 0
-        let deadline = Date().addingTimeInterval(5)
-        var reaped = false
-        while Date() < deadline {
-            if waitpid(pid, &status, WNOHANG) == pid { reaped = true; break }
-            usleep(10_000)
-        }
-        if !reaped { kill(pid, SIGKILL); waitpid(pid, &status, 0) }
+        Xvfb.terminate(pid)
         try? FileManager.default.removeItem(at: folder)
     }
 }
@@ -140,9 +132,9 @@ extension SoundRecording {
 }
 
 /// parec on the null sink's monitor, raw s16le mono 48 kHz on its stdout (a pipe read on
-/// a thread of ours, each piece stamped as it comes), 10 ms latency. Started with
-/// posix_spawn and default signal handling and mask, so SIGTERM ends it whatever our
-/// threads block; reaped by `stop()`.
+/// a thread of ours, each piece stamped as it comes), 10 ms latency. Started by
+/// `Xvfb.spawn` (default signal handling and mask, so SIGTERM ends it whatever our
+/// threads block); reaped by `stop()`.
 final class MonitorRecording: SoundRecording, @unchecked Sendable {
     let data = LockedData(stamping: true)
     private let pid: pid_t
@@ -155,34 +147,15 @@ final class MonitorRecording: SoundRecording, @unchecked Sendable {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw XvfbError("pipe failed") }
         readEnd = fds[0]
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addclose(&actions, fds[0])
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t(), defaults = sigset_t()
-        sigemptyset(&empty)
-        sigemptyset(&defaults)
-        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE] { sigaddset(&defaults, signal) }
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        let arguments = ["/usr/bin/parec", "--device=null.monitor", "--format=s16le", "--rate=48000", "--channels=1",
-                         "--latency-msec=10", "--raw"]
+        let arguments = ["--device=null.monitor", "--format=s16le", "--rate=48000", "--channels=1", "--latency-msec=10", "--raw"]
         let environment = ["PULSE_SERVER=\(server.server)", "HOME=\(server.folder.appendingPathComponent("home").path)"]
-        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup($0) } + [nil]
-        defer { for a in argv + envp { free(a) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, arguments[0], &actions, &attributes, argv, envp)
-        close(fds[1])
-        guard result == 0 else { close(fds[0]); throw XvfbError("cannot start parec: \(String(cString: strerror(result)))") }
-        pid = child
+        do {
+            pid = try Xvfb.spawn("/usr/bin/parec", arguments, environment: environment, standardOutput: fds[1], closing: [fds[0]])
+            close(fds[1])
+        } catch {
+            close(fds[0]); close(fds[1])
+            throw error
+        }
         let fd = readEnd, data = self.data, done = self.done
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65_536)

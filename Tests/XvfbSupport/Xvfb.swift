@@ -88,14 +88,24 @@ public final class Xvfb {
     /// `logPath` names a file to append both to (and `environment`
     /// as "K=V" strings when given, else ours), and default
     /// signal handling and mask (so SIGTERM reaches the server whatever our threads block).
+    /// `standardOutput`: a descriptor (a pipe's write end) for the child's output alone,
+    /// its error then going to `logPath` or /dev/null; `closing`: descriptors the child
+    /// must not keep (the pipe's read end).
     public static func spawn(_ executable: String, _ arguments: [String], environment: [String]? = nil,
-                             outputTo logPath: String? = nil) throws -> pid_t {
+                             outputTo logPath: String? = nil, standardOutput: Int32? = nil,
+                             closing: [Int32] = []) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if let standardOutput {
+            posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+            posix_spawn_file_actions_addopen(&actions, 2, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 1, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_APPEND, 0o600)
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        }
+        for fd in closing { posix_spawn_file_actions_addclose(&actions, fd) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
