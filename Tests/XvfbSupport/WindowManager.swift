@@ -107,7 +107,9 @@ public final class WindowManager {
         XFlush(display)
         var mapped = false
         var event = XEvent()
-        // Openbox drops a MapRequest that comes while it is starting up: ask again.
+        // Openbox drops a MapRequest that comes while it is starting up: ask again, as
+        // X11Window.map does (written here again so that the harness does not rest on
+        // the code it tests).
         var asked = Date()
         while !mapped, Date() < deadline {
             if Date().timeIntervalSince(asked) > 0.5 {
