@@ -4,14 +4,16 @@ import ScratchCore
 import ScratchStore
 
 /// The kiosk's store behind one serial queue of its own, so that the commits of strokes
-/// (each a sync of the WAL: milliseconds on a real disk, every 200 ms while a pen moves)
+/// (each a sync of the WAL: milliseconds on a real disk, every 150 ms while a pen moves)
 /// never hold up the window's loop. Strokes and the reveal are sent (`later`); deals,
 /// outcomes and reads wait for their answer, after everything sent before them: a deal
 /// is committed before its card is shown, and the strokes of a card are written before
-/// the outcome that ends it.
+/// the outcome that ends it. (Strokes that wait behind a slow commit are taken together,
+/// so a batch sent after a reveal may be committed before it: both are the same card's.)
 ///
 /// `@unchecked Sendable`: the store (an SQLite connection) is touched only on `queue`,
-/// one job at a time; what crosses to it are plain values.
+/// one job at a time; what crosses to it are plain values, and the batches waiting are
+/// guarded by a lock.
 final class StoreWriter: @unchecked Sendable {
     /// The kiosk's SQLite store today; a shared pool would come in here (PrizeLedger.swift).
     private let store: any PrizeLedger & CardOnShowStore
@@ -43,9 +45,38 @@ final class StoreWriter: @unchecked Sendable {
     }
 
     /// Sends a batch of strokes to be committed; a failure is said on stderr (once).
+    /// Batches sent while a commit is still syncing wait together and go in one commit
+    /// after it: a disk that stalls for a second delays the strokes by that second and
+    /// one commit, not by a queue of commits that grew meanwhile.
     func saveStrokesLater(_ deal: DealID, lines: String, lastTouch: Double) {
-        queue.async { [self] in
+        let first = waiting.withLock { () -> Bool in
+            waitingBatches.append(StrokeBatch(deal: deal, lines: lines, lastTouch: lastTouch))
+            return waitingBatches.count == 1
+        }
+        if first { queue.async { [self] in saveWaitingStrokes() } }
+    }
+
+    /// One batch of strokes on its way to the store.
+    private struct StrokeBatch { let deal: DealID, lines: String, lastTouch: Double }
+    private let waiting = Condition()
+    /// Batches sent and not yet taken by a commit; guarded by `waiting`.
+    private var waitingBatches: [StrokeBatch] = []
+
+    /// Commits every batch waiting, one transaction per card (there is one card unless a
+    /// card ended meanwhile). Runs on `queue`, where it was sent after everything sent
+    /// before the first of these batches.
+    private func saveWaitingStrokes() {
+        let batches = waiting.withLock { () -> [StrokeBatch] in
+            defer { waitingBatches = [] }
+            return waitingBatches
+        }
+        var index = batches.startIndex
+        while index < batches.endIndex {
+            let deal = batches[index].deal
+            let run = batches[index...].prefix { $0.deal == deal }
+            let lines = run.map(\.lines).joined(), lastTouch = run.last!.lastTouch
             record("save the strokes") { () throws(StoreError) in try store.saveStrokes(deal, lines: lines, lastTouch: lastTouch) }
+            index = run.endIndex
         }
     }
 

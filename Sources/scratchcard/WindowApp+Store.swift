@@ -106,8 +106,8 @@ final class StoreKeeper {
     private var reportedFailure = false
 
     /// The longest a stroke waits before it is saved: under the 250 ms promised, with
-    /// room for the commit's fsync.
-    static let flushInterval = 0.2
+    /// room for a pacer's slot and the commit's fsync on a busy disk (tens of ms).
+    static let flushInterval = 0.15
 
     /// The cover of cards without one of their own (`--cover`; nil: the built-in foil).
     let defaultCover: String?

@@ -28,7 +28,7 @@ import XvfbSupport
         let shown = try #require(first.cardShown)
         try server.drag(window: window, from: (10, 20), through: [(50, 40), (90, 30), (150, 100)])
         try server.xdotool("mousemove", "20", "100", "mousedown", "1", "mousemove", "60", "110", "mousemove", "70", "60")
-        usleep(400_000)     // past the 200 ms flush, the pen still down
+        usleep(400_000)     // past the 150 ms flush, the pen still down
         kill(first.pid, SIGKILL)
         first.wait()
         try server.xdotool("mouseup", "1")
@@ -107,6 +107,71 @@ import XvfbSupport
         let rows = try store.dealsWithOutcomeCounts()
         #expect(rows.count == 2 && rows[0].deal.text == deal && rows[0].outcomes == 1 && rows[1].outcomes == 0)
         #expect(try store.outcomeRecords().map(\.outcome) == [.revealed])
+    }
+
+    @Test("a store that stalls for a second (its write lock held elsewhere): the window goes on drawing, the strokes that waited go in one commit after it, none lost")
+    func stalledStoreDelaysButLosesNothing() throws {
+        let deck = try Self.deck([nil]); defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let app = try RunningApp(deck.kioskArguments(), environment: server.environment)
+        defer { kill(app.pid, SIGKILL); app.wait() }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.cardShown?.deal != nil })
+        let deal = try #require(app.cardShown?.deal)
+        func strokeRows() throws -> Int {
+            Int(try sqlite(deck.store, "SELECT count(*) FROM strokes WHERE deal = '\(deal)'").trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        try server.xdotool("mousemove", "5", "10", "mousedown", "1", "mousemove", "10", "10")
+        #expect(waitUntil(timeout: 3) { (try? strokeRows()) == 1 })
+
+        // A second writer takes the store's write lock: every commit of the kiosk's waits.
+        let holder = Process(), input = Pipe(), output = Pipe()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        holder.arguments = [deck.store]
+        holder.standardInput = input
+        holder.standardOutput = output
+        try holder.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE;\nSELECT 'locked';\n".utf8))
+        let said = output.fileHandleForReading.availableData
+        #expect(String(decoding: said, as: UTF8.self).contains("locked"))
+        let stallStarted = Date()
+        var points: [(Int, Int)] = []
+        while Date().timeIntervalSince(stallStarted) < 0.8, points.count < 16 {  // batches due every 150 ms
+            let step = points.count + 1
+            let point = (10 + step * 9, 10 + step * 6)
+            try server.xdotool("mousemove", "\(point.0)", "\(point.1)")
+            points.append(point)
+            usleep(30_000)
+        }
+        // The window did not wait for the store: the last point is scratched on screen.
+        let prize = deck.colour(of: try #require(app.cardShown?.card))
+        let image = try server.waitForPixels(window: window, timeout: 0.5) { $0[points.last!.0, points.last!.1] == prize }
+        #expect(image[points.last!.0, points.last!.1] == prize)
+        #expect(try strokeRows() == 1, "nothing can be committed while the lock is held")
+        let stall = Date().timeIntervalSince(stallStarted)
+        input.fileHandleForWriting.write(Data("COMMIT;\n.quit\n".utf8))
+        holder.waitUntilExit()
+
+        // Once the lock is free, everything sent is saved, in a commit or two, not one per batch.
+        let store = try KioskStore(path: deck.store, access: .read)
+        func saved() throws -> String { try store.pendingDeal()?.strokes ?? "" }
+        #expect(waitUntil(timeout: 3) { points.allSatisfy { p in (try? saved())?.contains("m 0 \(Double(p.0) + 0.5) \(Double(p.1) + 0.5)") == true } },
+                "after a \(stall) s stall: \((try? saved()) ?? "")")
+        let rows = try strokeRows()
+        #expect(rows >= 2 && rows <= 3, "\(rows) commits for the strokes of a \(stall) s stall (one in flight, then the rest together)")
+        #expect(!app.standardError.contains("cannot save"), "\(app.standardError)")
+    }
+
+    /// The sqlite3 shell's output for one statement on `path`, read-only.
+    func sqlite(_ path: String, _ statement: String) throws -> String {
+        let shell = Process(), output = Pipe()
+        shell.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
+        shell.arguments = ["-readonly", path, statement]
+        shell.standardOutput = output
+        try shell.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        shell.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
     }
 
     @Test("a scratched card left past its abandon time before the restart is abandoned at start")

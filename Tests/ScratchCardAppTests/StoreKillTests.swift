@@ -86,7 +86,8 @@ import XvfbSupport
                 })
                 let due = sent.filter { killedAt.timeIntervalSince($0.at) > 0.25 }
                 let missing = due.filter { !saved.contains("\(Double($0.x) + 0.5) \(Double($0.y) + 0.5)") }
-                #expect(missing.isEmpty, "\(context): \(missing.count) of \(due.count) motions older than 250 ms not saved: \(missing.map { ($0.x, $0.y, killedAt.timeIntervalSince($0.at)) })")
+                let lastSaved = held.lastTouch.map { String(format: "%.3f s", killedAt.timeIntervalSince1970 - $0) } ?? "never"
+                #expect(missing.isEmpty, "\(context): \(missing.count) of \(due.count) motions older than 250 ms not saved: \(missing.map { ($0.x, $0.y, killedAt.timeIntervalSince($0.at)) }); the last touch saved was \(lastSaved) before the kill; the program said: \(app.standardError.suffix(1500))")
                 if !due.isEmpty { strokeChecks += 1 }
             }
         }
