@@ -83,7 +83,12 @@ let package = Package(
         // Test-only: XFixes, to read the cursor the server shows (XFixesGetCursorImage).
         .systemLibrary(name: "CXFixes", path: "Tests/CXFixes", pkgConfig: "x11 xfixes",
                        providers: [.apt(["libxfixes-dev"])]),
-        .target(name: "XvfbSupport", dependencies: ["CXFixes"], path: "Tests/XvfbSupport"),
+        // Real input through Xorg's inputtest driver (touch, keys, an absolute pointer): its
+        // socket protocol's header (no library), and a Swift client of one device that the
+        // tests and a bench tool can both use.
+        .systemLibrary(name: "CInputTest", path: "Tests/CInputTest", providers: [.apt(["xserver-xorg-dev"])]),
+        .target(name: "InputTest", dependencies: ["CInputTest"], path: "Tests/InputTest"),
+        .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
         .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport"]),

@@ -8,6 +8,8 @@ packages=(
   libturbojpeg0-dev libwebp-dev   # CJPEG (libjpeg-turbo's TurboJPEG API) and CWebP (libwebp)
   libxfixes-dev   # tests only: XFixesGetCursorImage, to see the hidden cursor
   xvfb xdotool x11-utils x11-xserver-utils x11-apps   # tests: a private X server, XTest input, xprop/xwininfo/xmessage, xrdb/xset, xwd
+  xserver-xorg-core xserver-xorg-video-dummy   # tests only: a real Xorg on the dummy screen (RandR mode timings, DPMS) with the inputtest input driver (touch, keyboard, pointer)
+  xserver-xorg-dev   # tests only: xf86-input-inputtest-protocol.h, the inputtest driver's socket protocol (CInputTest)
   openbox   # tests only: a real EWMH window manager for the full-screen test
   libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine
   libxpresent-dev   # CXPresent: presentbench, Present against paced puts (libxfixes-dev above too)

@@ -180,7 +180,7 @@ func runToExit(_ arguments: [String], timeout: Double = 10) throws -> (status: I
     return (status, app.standardOutput, app.standardError)
 }
 
-extension Xvfb {
+extension TestXServer {
     /// The id of the first window with WM_CLASS `scratchcard`, waiting for it to map.
     func scratchcardWindow(timeout: Double = 10) throws -> UInt {
         let deadline = Date().addingTimeInterval(timeout)

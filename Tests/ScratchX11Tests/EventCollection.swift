@@ -17,7 +17,7 @@ extension X11Window {
 }
 
 /// A window of `size` on `server`, mapped, its first events read.
-func openWindow(on server: Xvfb, size: PixelSize = PixelSize(width: 100, height: 100)) throws -> (X11Display, X11Window) {
+func openWindow(on server: TestXServer, size: PixelSize = PixelSize(width: 100, height: 100)) throws -> (X11Display, X11Window) {
     let display = try X11Display(name: server.displayName)
     let window = try X11Window(display: display, size: size, title: "t")
     #expect(window.map())

@@ -1,23 +1,41 @@
 // A private Xorg with the dummy video driver, for what Xvfb cannot show: a RandR mode
-// with real timings (so a refresh rate), DPMS. Needs root (Xorg takes an absolute
-// -config path from root only) and the xserver-xorg-video-dummy package.
+// with real timings (so a refresh rate), DPMS, and real input devices through the
+// inputtest driver (XI 2.2 touch, a keyboard, an absolute pointer). Needs root (Xorg
+// takes an absolute -config path from root only) and the xserver-xorg-video-dummy package.
 import Foundation
 @preconcurrency import Glibc
+import InputTest
 
 /// Xorg on the dummy driver with one monitor in one mode, stopped by `stop()` or when released.
 ///
 ///     let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
 ///     defer { server.stop() }
-public final class DummyXorg {
+///
+/// With `inputDevices`, each is an inputtest device of its own (an `InputDevice` section
+/// with its socket in the server's private folder, named in the `ServerLayout`, and
+/// `AutoAddDevices` off so that no other device joins), connected before `init` returns:
+///
+///     let server = try DummyXorg(modeline: …, inputDevices: [.touch, .keyboard])
+///     let screen = try server.device(.touch)
+///     try screen.touch(id: 1, .begin, x: 10.5, y: 20.5)
+///     try screen.sync()
+public final class DummyXorg: TestXServer {
     public let displayNumber: Int
     public var displayName: String { ":\(displayNumber)" }
     /// This process's environment with DISPLAY set to this server, for child processes.
     public var environment: [String: String] {
-        Xvfb.environment(display: displayName)
+        var env = Xvfb.environment(display: displayName)
+        // A kiosk keeps its store in $XDG_STATE_HOME: a folder of this server's own.
+        env["XDG_STATE_HOME"] = folder + "/state"
+        return env
     }
     public let pid: pid_t
+    /// The screen's size: the mode's.
+    public let width: Int, height: Int
     private let folder: String
     private var exited = false
+    /// The connected inputtest devices, by kind.
+    private var devices: [InputDeviceKind: InputTestDevice] = [:]
 
     /// Whether this machine can run it: root, Xorg and the dummy driver installed.
     public static var isAvailable: Bool {
@@ -25,14 +43,25 @@ public final class DummyXorg {
             && access("/usr/lib/xorg/modules/drivers/dummy_drv.so", F_OK) == 0
     }
 
-    /// - Parameter modeline: `NAME CLOCK HDISP HSYNCSTART HSYNCEND HTOTAL VDISP VSYNCSTART
-    ///   VSYNCEND VTOTAL FLAGS…`, the one mode the monitor is in.
-    public init(modeline: String, timeout: Double = 15) throws {
+    /// - Parameters:
+    ///   - modeline: `NAME CLOCK HDISP HSYNCSTART HSYNCEND HTOTAL VDISP VSYNCSTART
+    ///     VSYNCEND VTOTAL FLAGS…`, the one mode the monitor is in.
+    ///   - inputDevices: inputtest devices to give the server, at most one of each kind;
+    ///     none: the server adds what it finds itself, as before.
+    ///   - touchCount: how many touches the touch device takes at once (`TouchCount`).
+    public init(modeline: String, inputDevices: [InputDeviceKind] = [], touchCount: Int = 5,
+                timeout: Double = 15) throws {
         guard let xorg = Xvfb.find("Xorg") else { throw XvfbError("Xorg is not installed") }
-        let name = String(modeline.split(separator: " ").first ?? "mode")
+        let parts = modeline.split(separator: " ")
+        let name = String(parts.first ?? "mode")
+        guard parts.count >= 10, let width = Int(parts[2]), let height = Int(parts[6]) else {
+            throw XvfbError("not a modeline: \(modeline)")
+        }
+        self.width = width
+        self.height = height
         folder = NSTemporaryDirectory() + "dummy-xorg-\(getpid())-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let config = """
+        var config = """
             Section "Device"
               Identifier "dummy"
               Driver "dummy"
@@ -55,6 +84,10 @@ public final class DummyXorg {
               EndSubSection
             EndSection
             """
+        let kinds = Array(Set(inputDevices)).sorted { $0.rawValue < $1.rawValue }
+        if !kinds.isEmpty {
+            config += "\n" + Self.inputSections(kinds, folder: folder, touchCount: touchCount)
+        }
         try config.write(toFile: folder + "/xorg.conf", atomically: true, encoding: .utf8)
         let folder = self.folder
         do {
@@ -70,6 +103,54 @@ public final class DummyXorg {
             try? FileManager.default.removeItem(atPath: folder)
             throw XvfbError("\(error); its log ends: \(log.suffix(2000))")
         }
+        do {
+            for kind in kinds {
+                devices[kind] = try InputTestDevice(socketPath: Self.socketPath(kind, folder: folder),
+                                                    screenWidth: width, screenHeight: height, timeout: timeout)
+            }
+        } catch {
+            let log = (try? String(contentsOfFile: folder + "/xorg.log", encoding: .utf8)) ?? ""
+            stop()
+            throw XvfbError("\(error); the server's log ends: \(log.suffix(2000))")
+        }
+    }
+
+    /// The inputtest device of `kind`, connected; throws when the server has none.
+    public func device(_ kind: InputDeviceKind) throws -> InputTestDevice {
+        guard let device = devices[kind] else { throw XvfbError("this server has no \(kind.rawValue) input device") }
+        return device
+    }
+
+    /// Where the driver makes the socket of a device of `kind`.
+    static func socketPath(_ kind: InputDeviceKind, folder: String) -> String {
+        folder + "/input-\(kind.rawValue.lowercased()).socket"
+    }
+
+    /// An `InputDevice` section per device (its xorg.conf Identifier is the kind's name)
+    /// and a `ServerLayout` naming the screen and them, nothing added behind their back.
+    static func inputSections(_ kinds: [InputDeviceKind], folder: String, touchCount: Int) -> String {
+        var text = ""
+        for kind in kinds {
+            text += """
+                Section "InputDevice"
+                  Identifier "\(kind.rawValue)"
+                  Driver "inputtest"
+                  Option "SocketPath" "\(socketPath(kind, folder: folder))"
+                  Option "DeviceType" "\(kind.rawValue)"
+                \(kind == .touch ? "  Option \"TouchCount\" \"\(touchCount)\"\n" : "")EndSection
+
+                """
+        }
+        text += """
+            Section "ServerLayout"
+              Identifier "layout"
+              Screen "screen"
+            \(kinds.map { "  InputDevice \"\($0.rawValue)\"" }.joined(separator: "\n"))
+              Option "AutoAddDevices" "off"
+            EndSection
+
+            """
+        return text
     }
 
     deinit { stop() }
@@ -98,6 +179,8 @@ public final class DummyXorg {
     public func stop() {
         guard !exited else { return }
         exited = true
+        for device in devices.values { device.close() }
+        devices.removeAll()
         Xvfb.terminate(pid)
         try? FileManager.default.removeItem(atPath: folder)
     }

@@ -14,7 +14,7 @@ public struct XvfbError: Error, CustomStringConvertible {
 ///     defer { server.stop() }
 ///     let display = try X11Display(name: server.displayName)
 ///     try server.run("xdotool", ["mousemove", "10", "10"])
-public final class Xvfb {
+public final class Xvfb: TestXServer {
     public let displayNumber: Int
     /// ":N", for XOpenDisplay.
     public var displayName: String { ":\(displayNumber)" }
@@ -131,13 +131,6 @@ public final class Xvfb {
         return pid
     }
 
-    /// Runs `program` with `arguments` against this server (no shell) and returns its
-    /// standard output. Throws when it cannot start or exits with a non-zero status.
-    @discardableResult
-    public func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
-        try Self.run(program, arguments, environment: environment, input: input)
-    }
-
     /// Runs `program` with `arguments` and `environment` (no shell), as `run`.
     @discardableResult
     public static func run(_ program: String, _ arguments: [String], environment: [String: String],
@@ -165,10 +158,6 @@ public final class Xvfb {
         }
         return String(decoding: data, as: UTF8.self)
     }
-
-    /// `xdotool ARGS…`.
-    @discardableResult
-    public func xdotool(_ arguments: String...) throws -> String { try run("xdotool", arguments) }
 
     /// `xrdb -nocpp -merge` with `resources` on standard input.
     public func xrdb(merge resources: String) throws { try run("xrdb", ["-nocpp", "-merge"], input: resources) }
