@@ -194,6 +194,16 @@ extension TestXServer {
         throw XvfbError("no scratchcard window appeared within \(timeout) s")
     }
 
+    /// The window's position and size on the screen, from xwininfo.
+    func geometry(window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int) {
+        let text = try run("xwininfo", ["-id", "\(window)"])
+        func value(_ label: String) -> Int {
+            text.split(separator: "\n").first { $0.contains(label) }
+                .flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) } ?? -1
+        }
+        return (value("Absolute upper-left X"), value("Absolute upper-left Y"), value("Width"), value("Height"))
+    }
+
     /// A press at `from`, moves through `path`, a release: real input through XTest.
     func drag(window: UInt, from start: (Int, Int), through path: [(Int, Int)]) throws {
         try xdotool("mousemove", "--window", "\(window)", "\(start.0)", "\(start.1)")

@@ -152,16 +152,6 @@ import XvfbSupport
         #expect(summary.out.contains("abandoned \(records.count)"), "\(summary.out)")
     }
 
-    /// The window's position and size on the screen, from xwininfo.
-    func geometry(_ server: Xvfb, _ window: UInt) throws -> (x: Int, y: Int, width: Int, height: Int) {
-        let text = try server.run("xwininfo", ["-id", "\(window)"])
-        func value(_ label: String) -> Int {
-            text.split(separator: "\n").first { $0.contains(label) }
-                .flatMap { Int($0.split(separator: ":").last!.trimmingCharacters(in: .whitespaces)) } ?? -1
-        }
-        return (value("Absolute upper-left X"), value("Absolute upper-left Y"), value("Width"), value("Height"))
-    }
-
     func screenSaverTimeout(_ server: Xvfb) throws -> String {
         let text = try server.run("xset", ["q"])
         let line = text.split(separator: "\n").first { $0.contains("timeout:") } ?? ""
@@ -177,7 +167,7 @@ import XvfbSupport
         let app = try RunningApp(files.arguments + Self.scaleOne + ["--kiosk", "--events"], environment: server.environment)
         let window = try server.scratchcardWindow()
         #expect(waitUntil { app.eventNames.contains("ready") })
-        let g = try geometry(server, window)
+        let g = try server.geometry(window: window)
         #expect(g.x == 0 && g.y == 0 && g.width == 320 && g.height == 240, "\(g)")
         #expect(try server.capture(window: window).size == PixelSize(width: 320, height: 240))
         let held = try screenSaverTimeout(server)
@@ -257,10 +247,10 @@ import XvfbSupport
                                  environment: server.environment)
         let window = try server.scratchcardWindow()
         let deadline = Date().addingTimeInterval(5)
-        var g = try geometry(server, window)
+        var g = try server.geometry(window: window)
         while (g.width != 200 || g.height != 150) && Date() < deadline {
             usleep(50_000)
-            g = try geometry(server, window)
+            g = try server.geometry(window: window)
         }
         #expect(g.x == 0 && g.y == 0 && g.width == 200 && g.height == 150, "\(g)")
         #expect(try server.xprop(id: window, "_NET_WM_STATE").contains("_NET_WM_STATE_FULLSCREEN"))

@@ -1,0 +1,159 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import InputTest
+import XvfbSupport
+
+/// The program under real touches and keys: Xorg on the dummy screen with inputtest
+/// devices (a touchscreen, a keyboard), the fingers and keys sent through the server as
+/// hardware's would be, what the window shows read back as pixels.
+@Suite(.serialized) struct TouchAppTests {
+    static let modeline = "800x600_60 38.22 800 832 912 1024 600 601 604 622 -hsync +vsync"
+    static let cover = RGBA(r: 180, g: 180, b: 185)
+    static let prize = RGBA(r: 240, g: 160, b: 20)
+    static let size = PixelSize(width: 300, height: 200)
+    static let available = DummyXorg.isAvailable
+
+    /// A card of two solid colours at the window's size, shown at scale 1.
+    static func card() throws -> SolidCard { try SolidCard(cover: cover, prize: prize, size: size) }
+
+    /// The card in a plain 300x200 window at scale 1, a brush of radius 8; its window and
+    /// where it is on the screen, once the cover shows.
+    static func start(_ server: DummyXorg, _ card: SolidCard, _ extra: [String] = [])
+        throws -> (RunningApp, window: UInt, origin: (x: Double, y: Double)) {
+        let app = try RunningApp(card.arguments + ["--scale", "1", "--brush", "8", "--size", "300x200", "--events", "--stats"]
+                                 + extra, environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        _ = try server.waitForPixels(window: window, timeout: 30) { $0[150, 100] == cover }
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        let g = try server.geometry(window: window)
+        return (app, window, (Double(g.x), Double(g.y)))
+    }
+
+    /// The prize pixels of row `y` (the whole width).
+    static func revealedInRow(_ image: RGBAImage, _ y: Int) -> Int {
+        (0..<image.size.width).filter { image[$0, y] == prize }.count
+    }
+
+    @Test("two real fingers scratch two paths at once, each its own stroke; a third beyond --max-fingers scratches nothing",
+          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+    func twoFingersAtOnce() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
+        defer { server.stop() }
+        let screen = try server.device(.touch)
+        let (app, window, origin) = try Self.start(server, card)
+        func touch(_ id: UInt32, _ phase: TouchPhase, _ x: Double, _ y: Double) throws {
+            try screen.touch(id: id, phase, x: origin.x + x, y: origin.y + y)
+        }
+        // Finger 1 along y = 50 left to right, finger 2 along y = 150 right to left, their
+        // moves interleaved: both are down all the while. Finger 3 comes down between
+        // them (the default --max-fingers is 2) and moves along x = 150.
+        let steps = Array(stride(from: 40.5, through: 260.5, by: 10))
+        try touch(11, .begin, 30.5, 50.5)
+        try touch(12, .begin, 270.5, 150.5)
+        try touch(13, .begin, 150.5, 85.5)
+        for (i, x) in steps.enumerated() {
+            try touch(11, .update, x, 50.5)
+            try touch(12, .update, 300 - x, 150.5)
+            try touch(13, .update, 150.5, 85.5 + Double(i + 1))
+        }
+        try screen.sync()
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[265, 50] == Self.prize && $0[35, 150] == Self.prize }
+        for x in [35, 100, 150, 200, 265] {
+            #expect(shown[x, 50] == Self.prize, "finger 1's path at \(x),50")
+            #expect(shown[x, 150] == Self.prize, "finger 2's path at \(x),150")
+        }
+        // Nothing between the paths: the third finger's path, and no line from one
+        // finger's points to the other's (which one pen for both would draw).
+        for y in [75, 90, 100, 110, 125] {
+            #expect(Self.revealedInRow(shown, y) == 0, "row \(y) is still covered")
+        }
+        #expect(shown[150, 100] == Self.cover && shown[5, 5] == Self.cover && shown[295, 195] == Self.cover)
+        for id: UInt32 in [11, 12, 13] { try touch(id, .end, 150.5, 100.5) }
+        try screen.sync()
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(app.eventNames.prefix(2) == ["ready", "scratch-start"], "\(app.eventNames)")
+        #expect(app.eventNames.contains("progress"), "\(app.eventNames)")
+        // Two fingers' begins and moves, each one event; the third finger's none, and no
+        // emulated pointer event counted on top (a touch is not also a press and motions).
+        #expect(app.stats["events"] == "\(2 + 2 * steps.count)", "\(app.standardError)")
+    }
+
+    @Test("after a finger lifts (TouchEnd) the next touch starts a new stroke: nothing joins the two paths",
+          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+    func touchEndEndsTheStroke() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
+        defer { server.stop() }
+        let screen = try server.device(.touch)
+        // One finger at most: were the first touch's end lost, the second could not begin.
+        let (app, window, origin) = try Self.start(server, card, ["--max-fingers", "1"])
+        func touch(_ phase: TouchPhase, _ x: Double, _ y: Double) throws {
+            // One driver id for both touches: the second is the same finger coming back.
+            try screen.touch(id: 5, phase, x: origin.x + x, y: origin.y + y)
+        }
+        try touch(.begin, 30.5, 40.5)
+        for x in stride(from: 50.5, through: 110.5, by: 20) { try touch(.update, x, 40.5) }
+        try touch(.end, 110.5, 40.5)
+        try screen.sync()
+        _ = try server.waitForPixels(window: window, timeout: 20) { $0[110, 40] == Self.prize }
+        try touch(.begin, 190.5, 160.5)
+        for x in stride(from: 210.5, through: 270.5, by: 20) { try touch(.update, x, 160.5) }
+        try touch(.end, 270.5, 160.5)
+        try screen.sync()
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[270, 160] == Self.prize }
+        #expect(shown[30, 40] == Self.prize && shown[110, 40] == Self.prize, "the first path")
+        #expect(shown[190, 160] == Self.prize && shown[270, 160] == Self.prize, "the second path")
+        // The line the second touch would draw from the first's last point (110, 40) to
+        // its own first (190, 160), were it the same stroke: all still covered.
+        for t in stride(from: 0.2, through: 0.8, by: 0.1) {
+            let x = Int(110 + 80 * t), y = Int(40 + 120 * t)
+            #expect(shown[x, y] == Self.cover, "between the strokes at \(x),\(y)")
+        }
+        let uncovered = (60...140).filter { Self.revealedInRow(shown, $0) > 0 }
+        #expect(uncovered.isEmpty, "rows between the paths with foil taken: \(uncovered)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(app.stats["events"] == "10", "two begins and eight moves: \(app.standardError)")
+    }
+
+    @Test("kiosk: the operator's chord typed on a real keyboard leaves kiosk mode; other keys and near chords do not",
+          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+    func chordOnARealKeyboard() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.keyboard])
+        defer { server.stop() }
+        let keyboard = try server.device(.keyboard)
+        let app = try RunningApp(card.arguments + ["--kiosk", "--events"], environment: server.environment)
+        _ = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        // X keycodes on the server's default (evdev) keymap.
+        let control = 37, alt = 64, shift = 50, q = 24, escape = 9, space = 65, returnKey = 36, f4 = 70
+        /// Holds `modifiers`, taps `key`, lets go of them.
+        func type(_ key: Int, holding modifiers: [Int] = []) throws {
+            for m in modifiers { try keyboard.key(m, pressed: true) }
+            try keyboard.key(key, pressed: true)
+            try keyboard.key(key, pressed: false)
+            for m in modifiers.reversed() { try keyboard.key(m, pressed: false) }
+        }
+        try type(q)
+        try type(escape)
+        try type(space)
+        try type(returnKey)
+        try type(f4, holding: [alt])
+        try type(q, holding: [control, alt])
+        try type(q, holding: [control, shift])
+        try type(q, holding: [alt, shift])
+        try keyboard.sync()
+        usleep(500_000)
+        #expect(app.process.isRunning, "keys other than the chord must not end kiosk mode")
+        #expect(app.eventNames == ["ready"], "nor reveal or deal: \(app.eventNames)")
+        try type(q, holding: [control, alt, shift])
+        try keyboard.sync()
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(app.eventNames.last == "quit", "\(app.eventNames)")
+    }
+}
