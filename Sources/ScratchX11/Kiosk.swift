@@ -180,9 +180,10 @@ extension X11Window {
     /// window coordinates that are already sub-pixel positions, kept as they are (no
     /// +0.5, see `WindowEvent.touchBegin`).
     ///
-    /// Internal so that tests can feed it synthetic `XIDeviceEvent`s: Xvfb has no touch
-    /// device, and XTest cannot make touches, so the real path (`translateGeneric`)
-    /// is only exercised against hardware.
+    /// Internal so that tests can feed it synthetic `XIDeviceEvent`s (odd ids, another
+    /// window's touch). Real touches through `translateGeneric` are tested on Xorg with
+    /// the inputtest driver's touch device (RealInputTests, TouchAppTests): Xvfb has
+    /// none, and XTest cannot touch.
     func translateTouch(_ e: XIDeviceEvent) -> WindowEvent? {
         guard e.event == handle else { return nil }
         let id = Int(UInt32(bitPattern: e.detail))

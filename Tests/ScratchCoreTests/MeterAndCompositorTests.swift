@@ -393,8 +393,8 @@ struct CardSessionTests {
     }
 }
 
-/// Touch events become strokes through `Fingers` and the canvas's pens; Xvfb has no
-/// touch device, so these are synthetic touches straight into the engine.
+/// Touch events become strokes through `Fingers` and the canvas's pens: synthetic
+/// touches straight into the engine here; real ones through a server in TouchAppTests.
 struct FingersTests {
     @Test("two fingers scratch at once, each from its own last point; a third waits")
     func twoFingers() throws {

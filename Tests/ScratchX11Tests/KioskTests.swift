@@ -388,8 +388,9 @@ import XvfbSupport
         #expect(!isSet(XI_Motion) && !isSet(XI_ButtonPress), "the pointer stays on core events")
     }
 
-    /// Xvfb has no touch device and XTest cannot touch: the translation is tested with
-    /// synthetic XIDeviceEvents, as libXi hands them over after XGetEventData.
+    /// Xvfb has no touch device and XTest cannot touch: the translation is tested here
+    /// with synthetic XIDeviceEvents, as libXi hands them over after XGetEventData; real
+    /// touches through a server are RealInputTests' (Xorg with the inputtest driver).
     @Test func touchEventsAreTranslatedWithoutTheHalfPixel() throws {
         let server = try Xvfb()
         defer { server.stop() }
