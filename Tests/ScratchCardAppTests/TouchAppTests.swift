@@ -120,6 +120,41 @@ import XvfbSupport
         #expect(app.stats["events"] == "10", "two begins and eight moves: \(app.standardError)")
     }
 
+    @Test("kiosk: a finger held still past --abandon-reset keeps the card and costs no CPU; lifted, the card is abandoned",
+          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+    func heldFingerIsNotAbandoned() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
+        defer { server.stop() }
+        let screen = try server.device(.touch)
+        let logPath = card.folder.appendingPathComponent("cards.log").path
+        let app = try RunningApp(card.arguments + ["--kiosk", "--events", "--abandon-reset", "0.3", "--log", logPath],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        let g = try server.geometry(window: window)
+        #expect(g.width == 800 && g.height == 600, "the kiosk fills the screen: \(g)")
+        try screen.touch(id: 3, .begin, x: 400.5, y: 300.5)
+        try screen.touch(id: 3, .update, x: 420.5, y: 300.5)
+        try screen.sync()
+        #expect(waitUntil(timeout: 20) { app.eventNames.contains("scratch-start") }, "\(app.eventNames)")
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[410, 300] == Self.prize }
+        #expect(shown[410, 300] == Self.prize && shown[100, 100] == Self.cover, "the finger scratched where it is")
+        // Held still 1.5 s, 5 times the abandon time: the card stays, the loop sleeps.
+        let before = try cpuTicks(app.pid)
+        usleep(1_500_000)
+        let spent = try cpuTicks(app.pid) - before
+        #expect(spent <= 5, "\(spent) ticks while the finger was held")
+        #expect(!app.eventNames.contains("new-card"), "a card under a finger is not abandoned: \(app.eventNames)")
+        try screen.touch(id: 3, .end, x: 420.5, y: 300.5)
+        try screen.sync()
+        #expect(waitUntil(timeout: 20) { app.eventNames.contains("new-card") }, "\(app.eventNames)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        let (records, _) = try OutcomeLog.read(path: logPath)
+        #expect(records.map(\.outcome) == [.abandoned, .quit], "\(records)")
+    }
+
     @Test("kiosk: the operator's chord typed on a real keyboard leaves kiosk mode; other keys and near chords do not",
           .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
     func chordOnARealKeyboard() throws {

@@ -32,6 +32,24 @@ import XvfbSupport
         }
     }
 
+    @Test("no inputtest socket: the client gives up after its timeout, naming the path; a path too long is refused")
+    func clientProblemsAreNamed() throws {
+        let missing = "/nonexistent-\(getpid())/input.socket"
+        let started = Date()
+        #expect {
+            _ = try InputTestDevice(socketPath: missing, screenWidth: 800, screenHeight: 600, timeout: 0.3)
+        } throws: { error in
+            "\(error)".hasPrefix("\(missing): no inputtest device within 0.3 s")
+        }
+        #expect(Date().timeIntervalSince(started) < 5)
+        let long = "/tmp/" + String(repeating: "x", count: 200)
+        #expect {
+            _ = try InputTestDevice(socketPath: long, screenWidth: 800, screenHeight: 600, timeout: 0.3)
+        } throws: { error in
+            "\(error)".hasSuffix("longer than a Unix socket path can be")
+        }
+    }
+
     @Test("two real touches reach the window as touch events with their ids, at the sub-pixel points sent",
           .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
     func realTouchesAreTranslated() throws {
