@@ -36,7 +36,7 @@ import XvfbSupport
         (0..<image.size.width).filter { image[$0, y] == prize }.count
     }
 
-    @Test("two real fingers scratch two paths at once, each its own stroke; a third beyond --max-fingers scratches nothing",
+    @Test("two real fingers scratch two paths at once, each its own stroke; a third beyond --max-fingers scratches nothing, even once one lifts",
           .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
     func twoFingersAtOnce() throws {
         let card = try Self.card(); defer { card.remove() }
@@ -71,15 +71,30 @@ import XvfbSupport
             #expect(Self.revealedInRow(shown, y) == 0, "row \(y) is still covered")
         }
         #expect(shown[150, 100] == Self.cover && shown[5, 5] == Self.cover && shown[295, 195] == Self.cover)
-        for id: UInt32 in [11, 12, 13] { try touch(id, .end, 150.5, 100.5) }
+        // Finger 1 lifts: the third finger, still down, stays ignored (it came down one
+        // too many); a new finger now gets the free pen and scratches along y = 180.
+        try touch(11, .end, 260.5, 50.5)
+        for y in stride(from: 110.5, through: 120.5, by: 2) { try touch(13, .update, 150.5, y) }
+        let fresh = Array(stride(from: 170.5, through: 230.5, by: 10))
+        try touch(14, .begin, 160.5, 180.5)
+        for x in fresh { try touch(14, .update, x, 180.5) }
+        try screen.sync()
+        let later = try server.waitForPixels(window: window, timeout: 20) { $0[230, 180] == Self.prize }
+        #expect(later[160, 180] == Self.prize && later[200, 180] == Self.prize && later[230, 180] == Self.prize,
+                "the new finger's path")
+        for y in [75, 90, 100, 110, 115, 120, 125] {
+            #expect(Self.revealedInRow(later, y) == 0, "row \(y) is still covered")
+        }
+        for id: UInt32 in [12, 13, 14] { try touch(id, .end, 150.5, 100.5) }
         try screen.sync()
         kill(app.pid, SIGTERM)
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
         #expect(app.eventNames.prefix(2) == ["ready", "scratch-start"], "\(app.eventNames)")
         #expect(app.eventNames.contains("progress"), "\(app.eventNames)")
-        // Two fingers' begins and moves, each one event; the third finger's none, and no
-        // emulated pointer event counted on top (a touch is not also a press and motions).
-        #expect(app.stats["events"] == "\(2 + 2 * steps.count)", "\(app.standardError)")
+        // Two fingers' begins and moves, then the new finger's, each one event; the third
+        // finger's none, and no emulated pointer event counted on top (a touch is not
+        // also a press and motions).
+        #expect(app.stats["events"] == "\(2 + 2 * steps.count + 1 + fresh.count)", "\(app.standardError)")
     }
 
     @Test("after a finger lifts (TouchEnd) the next touch starts a new stroke: nothing joins the two paths",
