@@ -86,7 +86,9 @@ public final class DummyXorg: TestXServer {
             """
         let kinds = Array(Set(inputDevices)).sorted { $0.rawValue < $1.rawValue }
         if !kinds.isEmpty {
-            config += "\n" + Self.inputSections(kinds, folder: folder, touchCount: touchCount)
+            let home = folder
+            let sockets = kinds.map { kind in (kind: kind, socketPath: Self.socketPath(kind, folder: home)) }
+            config += "\n" + InputTestConfig.xorgSections(sockets, screen: "screen", touchCount: touchCount)
         }
         try config.write(toFile: folder + "/xorg.conf", atomically: true, encoding: .utf8)
         let folder = self.folder
@@ -124,33 +126,6 @@ public final class DummyXorg: TestXServer {
     /// Where the driver makes the socket of a device of `kind`.
     static func socketPath(_ kind: InputDeviceKind, folder: String) -> String {
         folder + "/input-\(kind.rawValue.lowercased()).socket"
-    }
-
-    /// An `InputDevice` section per device (its xorg.conf Identifier is the kind's name)
-    /// and a `ServerLayout` naming the screen and them, nothing added behind their back.
-    static func inputSections(_ kinds: [InputDeviceKind], folder: String, touchCount: Int) -> String {
-        var text = ""
-        for kind in kinds {
-            text += """
-                Section "InputDevice"
-                  Identifier "\(kind.rawValue)"
-                  Driver "inputtest"
-                  Option "SocketPath" "\(socketPath(kind, folder: folder))"
-                  Option "DeviceType" "\(kind.rawValue)"
-                \(kind == .touch ? "  Option \"TouchCount\" \"\(touchCount)\"\n" : "")EndSection
-
-                """
-        }
-        text += """
-            Section "ServerLayout"
-              Identifier "layout"
-              Screen "screen"
-            \(kinds.map { "  InputDevice \"\($0.rawValue)\"" }.joined(separator: "\n"))
-              Option "AutoAddDevices" "off"
-            EndSection
-
-            """
-        return text
     }
 
     deinit { stop() }
