@@ -172,7 +172,25 @@ extension X11Window {
         guard let data = event.xcookie.data else { return nil }
         let type = event.xcookie.evtype
         guard type == XI_TouchBegin || type == XI_TouchUpdate || type == XI_TouchEnd else { return nil }
-        return translateTouch(data.assumingMemoryBound(to: XIDeviceEvent.self).pointee)
+        let touch = data.assumingMemoryBound(to: XIDeviceEvent.self).pointee
+        if type == XI_TouchBegin, touch.flags & XITouchEmulatingPointer != 0 { pointerEmulatingTouchTime = UInt(touch.time) }
+        return translateTouch(touch)
+    }
+
+    /// Drops the core motion the server sends just before a touch that emulates the
+    /// pointer: the master pointer jumps to the finger, and while a mouse holds button 1
+    /// that jump comes as a `MotionNotify` (the emulated press that would follow is not
+    /// sent: the window selects touch). Left in, it would stroke the mouse's pen from
+    /// its point to the finger's and back, a line across the card. It is known by being
+    /// the event just before the touch, at the touch's server time and in its pixel.
+    /// (Selecting XI_Motion instead, whose emulated events are flagged, would wake the
+    /// program on every hover motion.) TouchAppTests.mouseAndFingerAtOnce shows it.
+    func dropEmulatedMotion(before touch: Point, from events: inout [WindowEvent]) {
+        guard let time = pointerEmulatingTouchTime else { return }
+        pointerEmulatingTouchTime = nil
+        guard case .motion(let at, let motionTime)? = events.last, motionTime == time,
+              at == Point(x: touch.x.rounded(.down) + 0.5, y: touch.y.rounded(.down) + 0.5) else { return }
+        events.removeLast()
     }
 
     /// One XInput 2.2 touch event as a WindowEvent, or nil when it is not a touch event

@@ -52,6 +52,9 @@ public final class X11Window {
     var blankCursor: Cursor = 0
     /// The XInputExtension's major opcode once `enableTouch()` has selected touch events.
     var xiOpcode: Int32? = nil
+    /// The server time of the last touch that began emulating the pointer
+    /// (`XITouchEmulatingPointer`), until `nextEvents` has looked at it.
+    var pointerEmulatingTouchTime: UInt? = nil
     /// RandR's first event code once `followMonitorChanges()` has selected its events.
     var randrEventBase: Int32? = nil
     /// Where the last ConfigureNotify put the window (relative to its parent, or to the
@@ -209,7 +212,9 @@ public final class X11Window {
         var event = XEvent()
         while XPending(d) > 0 {
             XNextEvent(d, &event)
-            if let translated = translate(&event) { events.append(translated) }
+            guard let translated = translate(&event) else { continue }
+            if case .touchBegin(_, let at) = translated { dropEmulatedMotion(before: at, from: &events) }
+            events.append(translated)
         }
         // A burst of sizes (a window dragged larger) comes out as its last one: each
         // re-lays out a card (~90 ms with 4K images) and only the last counts.

@@ -13,7 +13,7 @@ import XvfbSupport
     static let cover = RGBA(r: 180, g: 180, b: 185)
     static let prize = RGBA(r: 240, g: 160, b: 20)
     static let size = PixelSize(width: 300, height: 200)
-    static let available = DummyXorg.isAvailable
+    static let available = DummyXorg.hasInputTest
 
     /// A card of two solid colours at the window's size, shown at scale 1.
     static func card() throws -> SolidCard { try SolidCard(cover: cover, prize: prize, size: size) }
@@ -37,7 +37,7 @@ import XvfbSupport
     }
 
     @Test("two real fingers scratch two paths at once, each its own stroke; a third beyond --max-fingers scratches nothing, even once one lifts",
-          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func twoFingersAtOnce() throws {
         let card = try Self.card(); defer { card.remove() }
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
@@ -97,8 +97,46 @@ import XvfbSupport
         #expect(app.stats["events"] == "\(2 + 2 * steps.count + 1 + fresh.count)", "\(app.standardError)")
     }
 
+    @Test("a real mouse and a finger scratch at once, each its own stroke: touch selected, the pointer still works",
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+    func mouseAndFingerAtOnce() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch, .pointerAbsolute])
+        defer { server.stop() }
+        let screen = try server.device(.touch), mouse = try server.device(.pointerAbsolute)
+        let (app, window, origin) = try Self.start(server, card)
+        let steps = Array(stride(from: 40.5, through: 260.5, by: 10))
+        // Two devices are two sockets, which the server reads each in bulk: a sync after
+        // each event keeps their events interleaved as sent.
+        try mouse.move(toX: origin.x + 30.5, y: origin.y + 50.5)
+        try mouse.button(1, pressed: true)
+        try mouse.sync()
+        try screen.touch(id: 1, .begin, x: origin.x + 270.5, y: origin.y + 150.5)
+        try screen.sync()
+        for x in steps {
+            try mouse.move(toX: origin.x + x, y: origin.y + 50.5)
+            try mouse.sync()
+            try screen.touch(id: 1, .update, x: origin.x + 300 - x, y: origin.y + 150.5)
+            try screen.sync()
+        }
+        try mouse.button(1, pressed: false)
+        try screen.touch(id: 1, .end, x: origin.x + 39.5, y: origin.y + 150.5)
+        try mouse.sync()
+        try screen.sync()
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[265, 50] == Self.prize && $0[35, 150] == Self.prize }
+        for x in [35, 150, 265] {
+            #expect(shown[x, 50] == Self.prize, "the mouse's path at \(x),50")
+            #expect(shown[x, 150] == Self.prize, "the finger's path at \(x),150")
+        }
+        let crossed = (62...138).filter { Self.revealedInRow(shown, $0) > 0 }
+        #expect(crossed.isEmpty, "rows between the paths with foil taken: \(crossed)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(app.stats["events"] == "\(2 + 2 * steps.count)", "the press, the touch's begin, each move: \(app.standardError)")
+    }
+
     @Test("after a finger lifts (TouchEnd) the next touch starts a new stroke: nothing joins the two paths",
-          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func touchEndEndsTheStroke() throws {
         let card = try Self.card(); defer { card.remove() }
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
@@ -136,7 +174,7 @@ import XvfbSupport
     }
 
     @Test("kiosk: a finger held still past --abandon-reset keeps the card and costs no CPU; lifted, the card is abandoned",
-          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func heldFingerIsNotAbandoned() throws {
         let card = try Self.card(); defer { card.remove() }
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
@@ -171,7 +209,7 @@ import XvfbSupport
     }
 
     @Test("kiosk: the operator's chord typed on a real keyboard leaves kiosk mode; other keys and near chords do not",
-          .enabled(if: available, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func chordOnARealKeyboard() throws {
         let card = try Self.card(); defer { card.remove() }
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.keyboard])

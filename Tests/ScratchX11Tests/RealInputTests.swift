@@ -51,7 +51,7 @@ import XvfbSupport
     }
 
     @Test("two real touches reach the window as touch events with their ids, at the sub-pixel points sent",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func realTouchesAreTranslated() throws {
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
         defer { server.stop() }
@@ -90,7 +90,7 @@ import XvfbSupport
     /// The driver's axes run over 0...65535 and the server scales them by width / 65536:
     /// the last value is just short of the screen's far edge, the middle one its middle.
     @Test("the inputtest axes map to the screen as value × size / 65536",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func valuatorsMapToTheScreen() throws {
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
         defer { server.stop() }
@@ -110,7 +110,7 @@ import XvfbSupport
     }
 
     @Test("a window that selects touch gets no emulated pointer events for a touch; one that does not, gets them",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func touchIsNotAlsoThePointer() throws {
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
         defer { server.stop() }
@@ -144,13 +144,44 @@ import XvfbSupport
         }
     }
 
+    /// While a mouse holds button 1, a finger that comes down makes the server move the
+    /// master pointer to it, as a core motion just before the touch (the pointer
+    /// emulation's; its press is not sent): that motion is dropped, the mouse's own stay.
+    @Test("a finger touching while the mouse drags: the server's jump of the pointer to the finger is not a motion",
+          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+    func emulatedMotionIsDropped() throws {
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch, .pointerAbsolute])
+        defer { server.stop() }
+        let screen = try server.device(.touch), mouse = try server.device(.pointerAbsolute)
+        let (_, window) = try openWindow(on: server, size: PixelSize(width: 300, height: 200))
+        #expect(window.enableTouch())
+        _ = window.nextEvents(timeout: 0.1)
+        try mouse.move(toX: 30.5, y: 50.5)
+        try mouse.button(1, pressed: true)
+        try mouse.sync()
+        try screen.touch(id: 1, .begin, x: 270.5, y: 150.5)
+        try screen.sync()
+        try mouse.move(toX: 40.5, y: 50.5)
+        try mouse.sync()
+        try screen.touch(id: 1, .update, x: 260.5, y: 150.5)
+        try screen.sync()
+        try mouse.button(1, pressed: false)
+        try mouse.sync()
+        try screen.touch(id: 1, .end, x: 260.5, y: 150.5)
+        try screen.sync()
+        let events = window.collect { Self.touches($0).count >= 3 }
+        let motions = events.compactMap { if case .motion(let at, _) = $0 { at } else { nil } }
+        #expect(motions == [Point(x: 40.5, y: 50.5)], "the mouse's one motion, not the jump to the finger: \(events)")
+        #expect(Self.touches(events).count == 3, "\(events)")
+    }
+
     static func time(of event: WindowEvent?) -> UInt {
         if case .press(_, _, let time) = event { return time }
         return 0
     }
 
     @Test("a real absolute pointer: motions to pixel centres and button 1 come as press, motion, release at those pixels",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func realAbsolutePointer() throws {
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.pointerAbsolute])
         defer { server.stop() }
@@ -177,7 +208,7 @@ import XvfbSupport
     }
 
     @Test("a real keyboard: the driver takes X keycodes (evdev + 8); Ctrl held comes as the modifier",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func realKeyboard() throws {
         let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.keyboard, .pointerAbsolute])
         defer { server.stop() }

@@ -43,6 +43,12 @@ public final class DummyXorg: TestXServer {
             && access("/usr/lib/xorg/modules/drivers/dummy_drv.so", F_OK) == 0
     }
 
+    /// Whether it can also have inputtest devices: `isAvailable`, and Xorg's inputtest
+    /// driver (xserver-xorg-core has it) installed.
+    public static var hasInputTest: Bool {
+        isAvailable && access("/usr/lib/xorg/modules/input/inputtest_drv.so", F_OK) == 0
+    }
+
     /// - Parameters:
     ///   - modeline: `NAME CLOCK HDISP HSYNCSTART HSYNCEND HTOTAL VDISP VSYNCSTART
     ///     VSYNCEND VTOTAL FLAGS…`, the one mode the monitor is in.
