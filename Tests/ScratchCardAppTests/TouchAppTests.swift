@@ -208,6 +208,56 @@ import XvfbSupport
         #expect(records.map(\.outcome) == [.abandoned, .quit], "\(records)")
     }
 
+    /// contrib/xinitrc runs the kiosk under openbox: its click to focus (a passive grab
+    /// of button 1 on the windows it manages, which a finger's emulated press would
+    /// trigger) must not keep the fingers from the card, nor its keys the chord.
+    @Test("kiosk under openbox: two real fingers scratch the full-screen card; the chord on a real keyboard ends it",
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+    func kioskUnderAWindowManager() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch, .keyboard])
+        defer { server.stop() }
+        let manager = try WindowManager(server: server, clickToFocus: true)
+        defer { manager.stop() }
+        let screen = try server.device(.touch), keyboard = try server.device(.keyboard)
+        let app = try RunningApp(card.arguments + ["--kiosk", "--events", "--stats", "--verbose", "--scale", "1", "--brush", "8"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        #expect(app.standardError.contains("kiosk: full screen through the window manager"), "\(app.standardError)")
+        var g = try server.geometry(window: window)
+        _ = waitUntil(timeout: 10) {
+            g = (try? server.geometry(window: window)) ?? g
+            return g.x == 0 && g.y == 0 && g.width == 800 && g.height == 600
+        }
+        #expect(g.x == 0 && g.y == 0 && g.width == 800 && g.height == 600, "full screen: \(g)")
+        _ = try server.waitForPixels(window: window, timeout: 20) { $0[400, 300] == Self.cover }
+        let steps = Array(stride(from: 120.5, through: 680.5, by: 20))
+        try screen.touch(id: 1, .begin, x: 100.5, y: 200.5)
+        try screen.touch(id: 2, .begin, x: 700.5, y: 400.5)
+        for x in steps {
+            try screen.touch(id: 1, .update, x: x, y: 200.5)
+            try screen.touch(id: 2, .update, x: 800 - x, y: 400.5)
+        }
+        try screen.touch(id: 1, .end, x: 680.5, y: 200.5)
+        try screen.touch(id: 2, .end, x: 119.5, y: 400.5)
+        try screen.sync()
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[680, 200] == Self.prize && $0[120, 400] == Self.prize }
+        for x in [100, 400, 680] {
+            #expect(shown[x, 200] == Self.prize, "finger 1 at \(x),200")
+            #expect(shown[800 - x, 400] == Self.prize, "finger 2 at \(800 - x),400")
+        }
+        let crossed = (215...385).filter { Self.revealedInRow(shown, $0) > 0 }
+        #expect(crossed.isEmpty, "rows between the paths with foil taken: \(crossed)")
+        let control = 37, alt = 64, shift = 50, q = 24
+        for k in [control, alt, shift, q] { try keyboard.key(k, pressed: true) }
+        for k in [q, shift, alt, control] { try keyboard.key(k, pressed: false) }
+        try keyboard.sync()
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(app.eventNames.last == "quit", "\(app.eventNames)")
+        #expect(app.stats["events"] == "\(2 + 2 * steps.count)", "\(app.standardError)")
+    }
+
     @Test("kiosk: the operator's chord typed on a real keyboard leaves kiosk mode; other keys and near chords do not",
           .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func chordOnARealKeyboard() throws {

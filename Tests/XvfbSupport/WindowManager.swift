@@ -1,4 +1,4 @@
-// A real EWMH window manager (Openbox) on a private Xvfb, for tests of full screen.
+// A real EWMH window manager (Openbox) on a private Xvfb (or DummyXorg), for tests of full screen.
 import Foundation
 @preconcurrency import Glibc
 internal import CXFixes
@@ -24,7 +24,11 @@ public final class WindowManager {
     /// start-up is over and drops a MapRequest that comes in between (seen under load:
     /// a test's window never mapped); once the probe is mapped, tests see a manager at
     /// work, and time their own maps from there.
-    public init(server: Xvfb, timeout: Double = 30) throws {
+    ///
+    /// `clickToFocus`: the binding of openbox's default configuration that focuses and
+    /// raises a window clicked with the left button (a passive grab of button 1 on every
+    /// window it manages), as a kiosk session with the stock rc.xml has it.
+    public init(server: TestXServer, clickToFocus: Bool = false, timeout: Double = 30) throws {
         guard let executable = Xvfb.find("openbox") else { throw XvfbError("openbox is not installed") }
         var template = Array("/tmp/scratchcard-wm-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { throw XvfbError("mkdtemp failed") }
@@ -46,6 +50,13 @@ public final class WindowManager {
                   </action>
                 </keybind>
               </keyboard>
+            \(clickToFocus ? """
+                  <mouse>
+                    <context name="Client">
+                      <mousebind button="Left" action="Press"><action name="Focus"/><action name="Raise"/></mousebind>
+                    </context>
+                  </mouse>
+                """ : "")
             </openbox_config>
             """
         try config.write(toFile: rc, atomically: true, encoding: .utf8)
@@ -97,7 +108,7 @@ public final class WindowManager {
     /// connection stays open until `stop()`: a closed connection's window IDs are handed
     /// to the next client, and a test's window that inherits the probe's ID while the
     /// manager still holds the probe gets the probe's 8x8 frame. False at `deadline`.
-    private func probeMapped(on server: Xvfb, until deadline: Date) -> Bool {
+    private func probeMapped(on server: TestXServer, until deadline: Date) -> Bool {
         guard let display = XOpenDisplay(server.displayName) else { return false }
         probeDisplay = display
         let root = XDefaultRootWindow(display)
