@@ -12,7 +12,12 @@
 // that is value × width / 65536, in sub-pixel screen coordinates (the range taken as
 // max + 1 wide, so that 0...65535 covers [0, width) and no value lands on `width`).
 // `valuator(forScreen:extent:)` is the inverse; `move(toX:y:)` and `touch` take screen
-// pixels and go through it. InputTestTests measures it on a real server.
+// pixels and go through it. RealInputTests.valuatorsMapToTheScreen measures it on a real
+// server (32768 lands on 400.0 of 800, 65535 on 799.988).
+//
+// An executable can use it too (a bench tool driving an absolute pointer at 1000 Hz):
+// depend on the `InputTest` target, start Xorg with `InputTestConfig.xorgSections` in its
+// config, and connect one `InputTestDevice` per device socket.
 import CInputTest
 @preconcurrency import Glibc
 
