@@ -135,6 +135,37 @@ import XvfbSupport
         #expect(app.stats["events"] == "\(2 + 2 * steps.count)", "the press, the touch's begin, each move: \(app.standardError)")
     }
 
+    @Test("a finger dragged off the window keeps its stroke to the edge, and back in goes on; the card takes new touches after",
+          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+    func fingerLeavesTheWindow() throws {
+        let card = try Self.card(); defer { card.remove() }
+        let server = try DummyXorg(modeline: Self.modeline, inputDevices: [.touch])
+        defer { server.stop() }
+        let screen = try server.device(.touch)
+        let (app, window, origin) = try Self.start(server, card)
+        func touch(_ id: UInt32, _ phase: TouchPhase, _ x: Double, _ y: Double) throws {
+            try screen.touch(id: id, phase, x: origin.x + x, y: origin.y + y)
+        }
+        // Out past the right edge (the window is 300 wide) and below the bottom, then back.
+        try touch(1, .begin, 200.5, 50.5)
+        try touch(1, .update, 500.5, 50.5)
+        try touch(1, .update, 500.5, 450.5)
+        try touch(1, .update, 250.5, 150.5)
+        try touch(1, .end, 250.5, 150.5)
+        try touch(2, .begin, 30.5, 150.5)
+        try touch(2, .update, 60.5, 150.5)
+        try touch(2, .end, 60.5, 150.5)
+        try screen.sync()
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[60, 150] == Self.prize && $0[250, 150] == Self.prize }
+        #expect(shown[200, 50] == Self.prize && shown[295, 50] == Self.prize, "to the right edge")
+        #expect(shown[250, 150] == Self.prize && shown[60, 150] == Self.prize, "back in, and a new touch")
+        #expect(shown[100, 50] == Self.cover && shown[100, 100] == Self.cover, "nothing else")
+        #expect(app.process.isRunning)
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        #expect(app.stats["events"] == "6", "\(app.standardError)")
+    }
+
     @Test("after a finger lifts (TouchEnd) the next touch starts a new stroke: nothing joins the two paths",
           .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func touchEndEndsTheStroke() throws {
