@@ -68,6 +68,9 @@ let package = Package(
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
         // Present against paced puts, latency and vblank alignment (scripts/present-bench.sh).
         .executableTarget(name: "presentbench", dependencies: ["CXPresent"]),
+        // A dummy Xorg whose pointer is on the inputtest driver, and 1000 Hz drives through
+        // it: the window benchmark's mouse (scripts/window-bench.sh, WINDOW_BENCH_INPUT=inputtest).
+        .executableTarget(name: "inputdrive", dependencies: ["InputTest", "XvfbSupport"]),
         // Draws the icons, with cairo: swift run assetmaker --icons Assets/icons
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 

@@ -16,6 +16,8 @@
 #        pointer passing over the card costs the X server.
 #        BASE=path/to/older/scratchcard adds a third build, run first in each pair as
 #        build=base (e.g. the build before pacing, when BEFORE is main's).
+#        WINDOW_BENCH_INPUT=inputtest drives every run (and the input floor) through the
+#        dummy Xorg's inputtest pointer instead of xdotool on Xvfb (scripts/window-bench.sh).
 #        PACING_LOAD=N keeps N busy loops running (nice 0) through every run: a loaded
 #        machine made on purpose, the same for both builds.
 set -euo pipefail
@@ -39,12 +41,18 @@ done
 # The input's own cost in the X server: the same xdotool drive (the 1000 Hz one) over
 # an Xvfb with no program on it. What a put-per-event program adds comes on top.
 input_floor() {   # size events
-  start_xvfb "$1"
-  local work; work=$(mktemp -d /tmp/pacing-floor.XXXXXX)
-  awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { printf "mousemove %d %d\nsleep 0.001\n", 40 + (i % 2000) * 0.9, 40 + int(i / 2000) * 25 + (i % 7) * 3 } }' > "$work/drive.xdo"
-  local before after
-  before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
-  xdotool "$work/drive.xdo"
+  local work before after width=${1%x*} height=${1#*x}
+  work=$(mktemp -d /tmp/pacing-floor.XXXXXX)
+  if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then
+    start_xorg_inputtest "$1"
+    before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+    drive_input drag "$2" 1000 0 0 "$width" "$height" 1 > /dev/null
+  else
+    start_xvfb "$1"
+    awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { printf "mousemove %d %d\nsleep 0.001\n", 40 + (i % 2000) * 0.9, 40 + int(i / 2000) * 25 + (i % 7) * 3 } }' > "$work/drive.xdo"
+    before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+    xdotool "$work/drive.xdo"
+  fi
   sleep 0.3
   after=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
   stop_xvfb

@@ -33,6 +33,13 @@
 # WINDOW_BENCH_PAUSES=0 the pause run. WINDOW_BENCH_ARGS adds options to the program's.
 # WINDOW_BENCH_CGROUP=DIR (a cgroup v1 cpu folder or a v2 one) runs the X server and the
 # program in that group (scripts/small-cpu-bench.sh makes one with a CPU quota).
+# WINDOW_BENCH_INPUT=inputtest: the screen is a private Xorg on the dummy driver (60 Hz)
+# and the motions come from its absolute pointer on the inputtest driver, as a mouse's
+# do, instead of from xdotool's XTest requests (whose replies and wake-ups cost the X
+# server as much again as the motion's delivery): Sources/inputdrive sends them on a
+# grid of the monotonic clock, 1/WINDOW_BENCH_PAUSE a second (default 1000), all of
+# them. Needs root, xserver-xorg-video-dummy and `swift build -c release --product
+# inputdrive`. The start-up figures stay on Xvfb.
 # WINDOW_BENCH_RECORD=1 records the drag (--record) and compares what the window shows
 # at the end with `scratchcard render` of the recording: replay_diff_pixels=0 when the
 # screen holds every stroke.
@@ -67,11 +74,15 @@ quit_app() {
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime, clock ticks
 # Time on the CPU of all of a process's threads, in ns (the scheduler's own count).
 cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+# The bench's screen: Xvfb, or the dummy Xorg with the inputtest pointer.
+start_screen() {
+  if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then start_xorg_inputtest "$1"; else start_xvfb "$1"; fi
+}
 field() { tr ' ' '\n' < "$work/stats.txt" | sed -n "s/^$1=//p"; }
 now_ns() { date +%s%N; }
 
 # --- the window: idle CPU, then a long drag --------------------------------------
-start_xvfb "$size"
+start_screen "$size"
 join_cgroup "$xvfb_pid"
 record_args=()
 [ "${WINDOW_BENCH_RECORD:-0}" = 1 ] && record_args=(--record "$work/drag.trace")
@@ -99,7 +110,12 @@ awk -v n="$events" -v x0="$X" -v y0="$Y" -v w="$WIDTH" -v h="$HEIGHT" -v pause="
 }' > "$work/drive.xdo"
 cpu_before=$(cpu_ticks "$app_pid"); t0=$(now_ns)
 app_ns_before=$(cpu_ns "$app_pid"); x_ns_before=$(cpu_ns "$xvfb_pid"); x_ticks_before=$(cpu_ticks "$xvfb_pid")
-xdotool "$work/drive.xdo"
+if [ -n "$inputdrive_pid" ]; then
+  drive_input drag "$events" "$(awk -v p="${WINDOW_BENCH_PAUSE:-0.001}" 'BEGIN { printf "%d", 1 / p }')" \
+    "$X" "$Y" "$WIDTH" "$HEIGHT" "${WINDOW_BENCH_BUTTON:-1}" > "$work/drive.txt"
+else
+  xdotool "$work/drive.xdo"
+fi
 t_drive=$(now_ns)
 # Wait until the program has caught up: its CPU time stops growing.
 prev=-1; cur=$(cpu_ns "$app_pid")
@@ -137,12 +153,13 @@ echo "window=$size driven=$events events=$handled repaints=$(field repaints) pix
   "max_fps=$(field max_fps) held_puts=$(field held_puts) most_strokes_in_a_put=$(field most_strokes_in_a_put)" \
   "slot_late_p50_us=$(field slot_late_p50_us) slot_late_p99_us=$(field slot_late_p99_us)" \
   "put_to_shown_p50_us=$(field put_to_shown_p50_us) put_to_shown_p99_us=$(field put_to_shown_p99_us)" \
-  "peak_rss_kb=$hwm_kb idle_cpu_ticks_5s=$idle_ticks shm=$(field shm)$replay"
+  "peak_rss_kb=$hwm_kb idle_cpu_ticks_5s=$idle_ticks shm=$(field shm)$replay input=${WINDOW_BENCH_INPUT:-xtest}" \
+  "$(cat "$work/drive.txt" 2>/dev/null)"
 
 # --- the first put after a pause -------------------------------------------------
 pauses=${WINDOW_BENCH_PAUSES:-10}
 if [ "$pauses" -gt 0 ]; then
-  start_xvfb "$size"
+  start_screen "$size"
   join_cgroup "$xvfb_pid"
   start_app --size "$size" --scale 1
   eval "$(xdotool getwindowgeometry --shell "$window")"
@@ -151,7 +168,7 @@ if [ "$pauses" -gt 0 ]; then
     for (i = 1; i <= n; i++) { print "sleep 0.5"; printf "mousemove %d %d\n", x0 + 40 + 30 * i, y0 + 40 }
     print "sleep 0.1"; print "mouseup 1"
   }' > "$work/pauses.xdo"
-  xdotool "$work/pauses.xdo"
+  if [ -n "$inputdrive_pid" ]; then drive_input pauses "$pauses" "$X" "$Y" > /dev/null; else xdotool "$work/pauses.xdo"; fi
   sleep 0.3
   quit_app
   stop_xvfb

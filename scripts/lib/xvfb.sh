@@ -16,8 +16,40 @@ start_xvfb() {
   exit 1
 }
 
-# stop_xvfb: ends the server start_xvfb started, and waits for it.
+# start_xorg_inputtest WxH: instead of Xvfb, a private Xorg on the dummy driver (a 60 Hz
+# mode of that size) whose pointer is an absolute one on the inputtest driver, as a
+# mouse's events come (from a device, not from a client's XTest requests). Run by
+# inputdrive (Sources/inputdrive; needs root and xserver-xorg-video-dummy) as a
+# coprocess that takes drive commands (drive_input); sets xvfb_pid to the Xorg's pid,
+# so the CPU figures read the server's, and exports DISPLAY.
+inputdrive_pid=""
+start_xorg_inputtest() {
+  local drive=${INPUTDRIVE:-$(swift build -c release --show-bin-path)/inputdrive} line
+  [ -x "$drive" ] || { echo "$(basename "$0"): build first: swift build -c release --product inputdrive" >&2; exit 2; }
+  coproc INPUTDRIVE_PROC { exec "$drive" "$1" 60; }
+  inputdrive_pid=$INPUTDRIVE_PROC_PID
+  read -r -u "${INPUTDRIVE_PROC[0]}" line || { echo "$(basename "$0"): inputdrive did not start the server" >&2; exit 1; }
+  eval "$(echo "$line" | tr ' ' '\n' | sed -n 's/^display=/DISPLAY=/p; s/^pid=/xvfb_pid=/p')"
+  export DISPLAY
+}
+
+# drive_input COMMAND...: one command to inputdrive (drag, pauses); prints its answer.
+drive_input() {
+  local answer
+  echo "$*" >&"${INPUTDRIVE_PROC[1]}"
+  read -r -u "${INPUTDRIVE_PROC[0]}" answer
+  echo "$answer"
+  case $answer in error*) echo "$(basename "$0"): inputdrive: $answer" >&2; exit 1 ;; esac
+}
+
+# stop_xvfb: ends the server start_xvfb (or start_xorg_inputtest) started, and waits for it.
 stop_xvfb() {
+  if [ -n "$inputdrive_pid" ]; then
+    echo quit >&"${INPUTDRIVE_PROC[1]}" 2>/dev/null || kill "$inputdrive_pid" 2>/dev/null || true
+    wait "$inputdrive_pid" 2>/dev/null || true
+    inputdrive_pid="" xvfb_pid=""
+    return 0
+  fi
   [ -n "$xvfb_pid" ] || return 0
   kill "$xvfb_pid" 2>/dev/null || true
   wait "$xvfb_pid" 2>/dev/null || true
