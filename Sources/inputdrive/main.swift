@@ -80,7 +80,7 @@ let server: DummyXorg
 let pointer: InputTestDevice
 do {
     server = try DummyXorg(modeline: modeline(width: sizeParts[0], height: sizeParts[1], rate: rate),
-                           inputDevices: [.pointerAbsolute, .keyboard])
+                           inputDevices: [.pointerAbsolute, .keyboard], logVerbosity: 0)
     pointer = try server.device(.pointerAbsolute)
 } catch {
     fail("cannot start the server: \(error)")

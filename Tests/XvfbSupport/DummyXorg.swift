@@ -55,8 +55,11 @@ public final class DummyXorg: TestXServer {
     ///   - inputDevices: inputtest devices to give the server, at most one of each kind;
     ///     none: the server adds what it finds itself, as before.
     ///   - touchCount: how many touches the touch device takes at once (`TouchCount`).
+    ///   - logVerbosity: Xorg's `-logverbose` (its default 3). At 3 the inputtest driver
+    ///     writes a debug line into the log for every event it takes, a cost a
+    ///     benchmark's 1000 Hz mouse must not carry (inputdrive passes 0).
     public init(modeline: String, inputDevices: [InputDeviceKind] = [], touchCount: Int = 5,
-                timeout: Double = 15) throws {
+                logVerbosity: Int = 3, timeout: Double = 15) throws {
         guard let xorg = Xvfb.find("Xorg") else { throw XvfbError("Xorg is not installed") }
         let parts = modeline.split(separator: " ")
         let name = String(parts.first ?? "mode")
@@ -102,7 +105,7 @@ public final class DummyXorg: TestXServer {
             let started = try Xvfb.startOnFreeDisplay(from: 400 + Int(getpid() % 200), attempts: 5, name: "Xorg",
                                                       timeout: timeout) { candidate in
                 try Xvfb.spawn(xorg, [":\(candidate)", "-config", folder + "/xorg.conf", "-logfile", folder + "/xorg.log",
-                                      "-noreset", "-nolisten", "tcp", "-novtswitch", "-sharevts"])
+                                      "-noreset", "-nolisten", "tcp", "-novtswitch", "-sharevts", "-logverbose", "\(logVerbosity)"])
             }
             displayNumber = started.display
             pid = started.pid
