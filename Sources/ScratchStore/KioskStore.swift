@@ -6,8 +6,10 @@ import ScratchCore
 /// show with its strokes. Stock is not stored: what is left is the deck's `stock` minus
 /// the deals counted here, so raising a number in the deck adds prizes.
 ///
-/// WAL journal, `synchronous=FULL` (a commit is on the disk when it returns), one
-/// writer: a kiosk holds `PATH.lock` (flock) while it runs, and a second one is refused
+/// WAL journal, `synchronous=FULL` for deals, outcomes and reveals (on the disk when
+/// the commit returns); strokes are committed `NORMAL` (in the WAL file at once, which a
+/// kill -9 keeps) and synced right after off the writer's thread (`JournalSync`), so
+/// that a slow disk never holds them back. One writer: a kiosk holds `PATH.lock` (flock) while it runs, and a second one is refused
 /// at once. Readers (`scratchcard stock`) need no lock. The schema's version is SQLite's
 /// `user_version`; older stores are migrated forward on open, newer ones refused.
 ///
@@ -33,6 +35,8 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     let connection: SQLiteConnection
     /// The lock file's descriptor while this store holds it.
     private var lockDescriptor: Int32 = -1
+    /// Syncs the WAL after stroke commits (the kiosk's store only).
+    let journal: JournalSync?
 
     /// The schema this program writes.
     public static let schemaVersion = migrations.count
@@ -49,6 +53,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
 
     public init(path: String, access: Access) throws(StoreError) {
         self.path = path
+        journal = access == .kiosk ? JournalSync(databasePath: path) : nil
         if access == .kiosk {
             let folder = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? ""
             if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
@@ -90,6 +95,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// `simulate` deals from it and leaves the real one untouched.
     public init(copyOf source: String?) throws(StoreError) {
         path = ":memory:"
+        journal = nil
         connection = try SQLiteConnection(path: ":memory:")
         if let source {
             let original = try KioskStore(path: source, access: .read)
@@ -363,11 +369,21 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         return deals
     }
 
+    /// Saves a batch of the card on show's strokes. Committed without waiting for the
+    /// disk (see the type's note): in the WAL when this returns, synced just after.
     public func saveStrokes(_ deal: DealID, lines: String, lastTouch: Double) throws(StoreError) {
-        try connection.transaction { () throws(StoreError) in
-            try connection.prepare("INSERT INTO strokes(deal, lines) VALUES (?, ?)").bind(.text(deal.text), .text(lines)).run()
-            try connection.prepare("UPDATE deals SET last_touch = ? WHERE deal = ?").bind(.real(lastTouch), .text(deal.text)).run()
+        let unsynced = journal != nil
+        if unsynced { try connection.execute("PRAGMA synchronous = NORMAL") }
+        let saved = Result { () throws(StoreError) in
+            try connection.transaction { () throws(StoreError) in
+                try connection.prepare("INSERT INTO strokes(deal, lines) VALUES (?, ?)").bind(.text(deal.text), .text(lines)).run()
+                try connection.prepare("UPDATE deals SET last_touch = ? WHERE deal = ?").bind(.real(lastTouch), .text(deal.text)).run()
+            }
         }
+        // Back to FULL before anything else is committed, whatever became of the batch.
+        if unsynced { try connection.execute("PRAGMA synchronous = FULL") }
+        try saved.get()
+        journal?.request()
     }
 
     public func saveReveal(_ deal: DealID, how: RevealCause, afterMilliseconds: Int, fraction: Double) throws(StoreError) {

@@ -3,9 +3,10 @@ import Foundation
 import ScratchCore
 import ScratchStore
 
-/// The kiosk's store behind one serial queue of its own, so that the commits of strokes
-/// (each a sync of the WAL: milliseconds on a real disk, every 150 ms while a pen moves)
-/// never hold up the window's loop. Strokes and the reveal are sent (`later`); deals,
+/// The kiosk's store behind one serial queue of its own, so that its commits (a deal's
+/// or an outcome's sync of the WAL: milliseconds on a real disk, now and then half a
+/// second; strokes every 150 ms while a pen moves, synced by the store on a thread of
+/// its own: `JournalSync`) never hold up the window's loop. Strokes and the reveal are sent (`later`); deals,
 /// outcomes and reads wait for their answer, after everything sent before them: a deal
 /// is committed before its card is shown, and the strokes of a card are written before
 /// the outcome that ends it. (Strokes that wait behind a slow commit are taken together,

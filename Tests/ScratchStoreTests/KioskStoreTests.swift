@@ -41,15 +41,37 @@ func storeError(_ body: () throws(StoreError) -> Void) -> StoreError? {
         #expect(try connection.integer("PRAGMA user_version") == KioskStore.schemaVersion)
         #expect(try connection.integer("PRAGMA application_id") == KioskStore.applicationID)
         // synchronous is per connection: the kiosk's own says FULL (2).
-        _ = store
-        let own = try SQLiteConnection(path: folder.store)
-        try own.execute("PRAGMA synchronous = FULL")
-        #expect(try own.integer("PRAGMA synchronous") == 2)
+        #expect(try store.connection.integer("PRAGMA synchronous") == 2)
         // Private to the user, like the outcome log; the WAL beside it too.
         for file in [folder.store, folder.store + "-wal", folder.store + ".lock"] {
             let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? NSNumber
             #expect(mode?.intValue == 0o600, "\(file)")
         }
+    }
+
+    @Test("strokes are committed without waiting for the disk and synced just after; deals stay FULL, after a failed batch too")
+    func strokesAreSyncedOffTheWritersThread() throws {
+        let folder = try StoreFolder()
+        let store = try KioskStore(path: folder.store, access: .kiosk)
+        let journal = try #require(store.journal)
+        let deal = try #require(try store.deal(unlimited, shownAt: 1, ending: nil))
+        let before = journal.syncs
+        try store.saveStrokes(deal, lines: "c 160 120 16\nd 0 10.5 10.5\n", lastTouch: 2)
+        #expect(try store.connection.integer("PRAGMA synchronous") == 2, "back to FULL for what comes next")
+        // Committed: another connection sees it at once.
+        let reader = try KioskStore(path: folder.store, access: .read)
+        #expect(try reader.pendingDeal()?.strokes == "c 160 120 16\nd 0 10.5 10.5\n")
+        journal.waitForSyncs()
+        #expect(journal.syncs > before, "the WAL synced after the batch")
+
+        // A batch that cannot be committed (another writer holds the lock) leaves FULL on too.
+        let other = try SQLiteConnection(path: folder.store)
+        try other.execute("BEGIN IMMEDIATE")
+        try store.connection.execute("PRAGMA busy_timeout = 50")
+        #expect(storeError { () throws(StoreError) in try store.saveStrokes(deal, lines: "m 0 11.5 11.5\n", lastTouch: 3) } != nil)
+        try other.execute("ROLLBACK")
+        #expect(try store.connection.integer("PRAGMA synchronous") == 2)
+        #expect(try reader.pendingDeal()?.strokes == "c 160 120 16\nd 0 10.5 10.5\n")
     }
 
     @Test("a deal takes one of the stock in its transaction; none left: refused, nothing written; dealt + left == stock")
