@@ -18,48 +18,52 @@ import Synchronization
 /// A torn WAL at a power cut is safe: SQLite checks each frame's checksum on recovery and
 /// keeps the transactions up to the last whole commit.
 final class JournalSync: Sendable {
-    private let walPath: String
     private let queue = DispatchQueue(label: "scratchcard.store-journal-sync", qos: .utility)
-    /// A sync is queued and has not started: a request then needs nothing more.
-    private let queued = Atomic<Bool>(false)
-    /// The WAL's descriptor, opened at the first sync (the file exists once a write
-    /// has gone through WAL mode); -1 until then or when it cannot be opened. Only `queue`
-    /// touches it.
-    private let descriptor = Mutex<Int32>(-1)
-    /// Syncs done, for tests.
-    private let count = Atomic<Int>(0)
+    /// What the queued syncs use, apart from this object: the last sync may run after
+    /// the store (and this) are gone, and must not wait for itself.
+    private let target: Target
 
     init(databasePath: String) {
-        walPath = databasePath + "-wal"
-    }
-
-    deinit {
-        queue.sync {}
-        descriptor.withLock { fd in if fd >= 0 { close(fd) } }
+        target = Target(walPath: databasePath + "-wal")
     }
 
     /// Asks for the WAL as it is now to reach the disk soon; returns at once.
     func request() {
-        guard !queued.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        queue.async { [self] in
+        let target = self.target
+        guard !target.queued.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        queue.async {
             // Cleared before the sync: frames written after this point get a sync of their own.
-            queued.store(false, ordering: .releasing)
-            syncNow()
+            target.queued.store(false, ordering: .releasing)
+            target.sync()
         }
     }
 
-    /// Waits for every sync asked for so far (the store's end; tests).
+    /// Waits for every sync asked for so far (tests). Never from the queue itself.
     func waitForSyncs() { queue.sync {} }
 
     /// How many syncs have run.
-    var syncs: Int { count.load(ordering: .relaxed) }
+    var syncs: Int { target.count.load(ordering: .relaxed) }
 
-    private func syncNow() {
-        descriptor.withLock { fd in
-            if fd < 0 { fd = open(walPath, O_RDONLY | O_CLOEXEC) }
-            guard fd >= 0 else { return }
-            _ = fdatasync(fd)
+    private final class Target: Sendable {
+        let walPath: String
+        /// A sync is queued and has not started: a request then needs nothing more.
+        let queued = Atomic<Bool>(false)
+        let count = Atomic<Int>(0)
+        /// The WAL's descriptor, opened at the first sync (the file exists once a write
+        /// has gone through WAL mode); -1 until then, or when it cannot be opened.
+        private let descriptor = Mutex<Int32>(-1)
+
+        init(walPath: String) { self.walPath = walPath }
+
+        deinit { descriptor.withLock { fd in if fd >= 0 { close(fd) } } }
+
+        func sync() {
+            descriptor.withLock { fd in
+                if fd < 0 { fd = open(walPath, O_RDONLY | O_CLOEXEC) }
+                guard fd >= 0 else { return }
+                _ = fdatasync(fd)
+            }
+            count.add(1, ordering: .relaxed)
         }
-        count.add(1, ordering: .relaxed)
     }
 }

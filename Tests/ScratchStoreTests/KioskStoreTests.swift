@@ -74,6 +74,19 @@ func storeError(_ body: () throws(StoreError) -> Void) -> StoreError? {
         #expect(try reader.pendingDeal()?.strokes == "c 160 120 16\nd 0 10.5 10.5\n")
     }
 
+    @Test("a store released just after a batch of strokes, its sync still queued: the sync runs without it")
+    func storeReleasedWhileItsSyncIsQueued() throws {
+        let folder = try StoreFolder()
+        for round in 0..<100 {
+            let store = try KioskStore(path: folder.store, access: .kiosk)
+            let deal = try #require(try store.deal(unlimited, shownAt: Double(round), ending: nil))
+            try store.saveStrokes(deal, lines: "c 160 120 16\nd 0 10.5 10.5\n", lastTouch: Double(round))
+            // Released here, the WAL's sync likely still queued.
+        }
+        let store = try KioskStore(path: folder.store, access: .read)
+        #expect(try store.pendingDeals().count == 100)
+    }
+
     @Test("a deal takes one of the stock in its transaction; none left: refused, nothing written; dealt + left == stock")
     func stockIsNeverOversold() throws {
         let folder = try StoreFolder()
