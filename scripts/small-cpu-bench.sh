@@ -3,7 +3,9 @@
 # in a cgroup of this script's own with a quarter of one core (cgroup v1:
 # cpu.cfs_quota_us 25000 of cpu.cfs_period_us 100000 under /sys/fs/cgroup/cpu; cgroup
 # v2: cpu.max "25000 100000"), and a drag paced like a 1000 Hz mouse goes through
-# scripts/window-bench.sh (xdotool, the stand-in for the mouse, stays outside the quota).
+# scripts/window-bench.sh (xdotool, the stand-in for the mouse, stays outside the quota;
+# WINDOW_BENCH_INPUT=inputtest drives a mouse-like pointer through a dummy Xorg instead,
+# its driver inputdrive outside the quota too).
 # Shows, per build:
 #   - the whole path revealed: the recording (--record) holds every motion driven, and
 #     what the window shows at the end equals `scratchcard render` of that recording
