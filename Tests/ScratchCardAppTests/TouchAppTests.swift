@@ -9,7 +9,7 @@ import XvfbSupport
 /// devices (a touchscreen, a keyboard), the fingers and keys sent through the server as
 /// hardware's would be, what the window shows read back as pixels.
 @Suite(.serialized) struct TouchAppTests {
-    static let modeline = "800x600_60 38.22 800 832 912 1024 600 601 604 622 -hsync +vsync"
+    static let modeline = DummyXorg.modeline800x600at60
     static let cover = RGBA(r: 180, g: 180, b: 185)
     static let prize = RGBA(r: 240, g: 160, b: 20)
     static let size = PixelSize(width: 300, height: 200)
@@ -31,6 +31,23 @@ import XvfbSupport
         return (app, window, (Double(g.x), Double(g.y)))
     }
 
+    /// X keycodes on the server's default (evdev) keymap.
+    static let control = 37, alt = 64, shift = 50, q = 24
+
+    /// Holds `modifiers` down on `keyboard`, taps `key`, lets go of them.
+    static func type(_ key: Int, holding modifiers: [Int] = [], on keyboard: InputTestDevice) throws {
+        for m in modifiers { try keyboard.key(m, pressed: true) }
+        try keyboard.key(key, pressed: true)
+        try keyboard.key(key, pressed: false)
+        for m in modifiers.reversed() { try keyboard.key(m, pressed: false) }
+    }
+
+    /// Touches on `screen` given in the points of a window at `origin` on it.
+    static func touches(on screen: InputTestDevice, windowAt origin: (x: Double, y: Double))
+        -> (UInt32, TouchPhase, Double, Double) throws -> Void {
+        { id, phase, x, y in try screen.touch(id: id, phase, x: origin.x + x, y: origin.y + y) }
+    }
+
     /// The prize pixels of row `y` (the whole width).
     static func revealedInRow(_ image: RGBAImage, _ y: Int) -> Int {
         (0..<image.size.width).filter { image[$0, y] == prize }.count
@@ -44,9 +61,7 @@ import XvfbSupport
         defer { server.stop() }
         let screen = try server.device(.touch)
         let (app, window, origin) = try Self.start(server, card)
-        func touch(_ id: UInt32, _ phase: TouchPhase, _ x: Double, _ y: Double) throws {
-            try screen.touch(id: id, phase, x: origin.x + x, y: origin.y + y)
-        }
+        let touch = Self.touches(on: screen, windowAt: origin)
         // Finger 1 along y = 50 left to right, finger 2 along y = 150 right to left, their
         // moves interleaved: both are down all the while. Finger 3 comes down between
         // them (the default --max-fingers is 2) and moves along x = 150.
@@ -143,9 +158,7 @@ import XvfbSupport
         defer { server.stop() }
         let screen = try server.device(.touch)
         let (app, window, origin) = try Self.start(server, card)
-        func touch(_ id: UInt32, _ phase: TouchPhase, _ x: Double, _ y: Double) throws {
-            try screen.touch(id: id, phase, x: origin.x + x, y: origin.y + y)
-        }
+        let touch = Self.touches(on: screen, windowAt: origin)
         // Out past the right edge (the window is 300 wide) and below the bottom, then back.
         try touch(1, .begin, 200.5, 50.5)
         try touch(1, .update, 500.5, 50.5)
@@ -175,9 +188,10 @@ import XvfbSupport
         let screen = try server.device(.touch)
         // One finger at most: were the first touch's end lost, the second could not begin.
         let (app, window, origin) = try Self.start(server, card, ["--max-fingers", "1"])
+        let touchAnyID = Self.touches(on: screen, windowAt: origin)
         func touch(_ phase: TouchPhase, _ x: Double, _ y: Double) throws {
             // One driver id for both touches: the second is the same finger coming back.
-            try screen.touch(id: 5, phase, x: origin.x + x, y: origin.y + y)
+            try touchAnyID(5, phase, x, y)
         }
         try touch(.begin, 30.5, 40.5)
         for x in stride(from: 50.5, through: 110.5, by: 20) { try touch(.update, x, 40.5) }
@@ -280,9 +294,7 @@ import XvfbSupport
         }
         let crossed = (215...385).filter { Self.revealedInRow(shown, $0) > 0 }
         #expect(crossed.isEmpty, "rows between the paths with foil taken: \(crossed)")
-        let control = 37, alt = 64, shift = 50, q = 24
-        for k in [control, alt, shift, q] { try keyboard.key(k, pressed: true) }
-        for k in [q, shift, alt, control] { try keyboard.key(k, pressed: false) }
+        try Self.type(Self.q, holding: [Self.control, Self.alt, Self.shift], on: keyboard)
         try keyboard.sync()
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
         #expect(app.eventNames.last == "quit", "\(app.eventNames)")
@@ -299,15 +311,9 @@ import XvfbSupport
         let app = try RunningApp(card.arguments + ["--kiosk", "--events"], environment: server.environment)
         _ = try server.scratchcardWindow(timeout: 30)
         #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
-        // X keycodes on the server's default (evdev) keymap.
-        let control = 37, alt = 64, shift = 50, q = 24, escape = 9, space = 65, returnKey = 36, f4 = 70
-        /// Holds `modifiers`, taps `key`, lets go of them.
-        func type(_ key: Int, holding modifiers: [Int] = []) throws {
-            for m in modifiers { try keyboard.key(m, pressed: true) }
-            try keyboard.key(key, pressed: true)
-            try keyboard.key(key, pressed: false)
-            for m in modifiers.reversed() { try keyboard.key(m, pressed: false) }
-        }
+        let (control, alt, shift, q) = (Self.control, Self.alt, Self.shift, Self.q)
+        let escape = 9, space = 65, returnKey = 36, f4 = 70
+        func type(_ key: Int, holding modifiers: [Int] = []) throws { try Self.type(key, holding: modifiers, on: keyboard) }
         try type(q)
         try type(escape)
         try type(space)

@@ -10,7 +10,7 @@ import XvfbSupport
 /// itself sends, where the synthetic `XIDeviceEvent`s of `touchEventsAreTranslatedWithoutTheHalfPixel`
 /// only stand in for them.
 @Suite(.serialized) struct RealInputTests {
-    static let modeline = "800x600_60 38.22 800 832 912 1024 600 601 604 622 -hsync +vsync"
+    static let modeline = DummyXorg.modeline800x600at60
 
     /// The touches of the window's events, without the rest (exposures and so on).
     static func touches(_ events: [WindowEvent]) -> [WindowEvent] {

@@ -37,6 +37,9 @@ public final class DummyXorg: TestXServer {
     /// The connected inputtest devices, by kind.
     private var devices: [InputDeviceKind: InputTestDevice] = [:]
 
+    /// An 800x600 mode at 60 Hz, for tests that need a screen and not a rate of their own.
+    public static let modeline800x600at60 = "800x600_60 38.22 800 832 912 1024 600 601 604 622 -hsync +vsync"
+
     /// Whether this machine can run it: root, Xorg and the dummy driver installed.
     public static var isAvailable: Bool {
         getuid() == 0 && Xvfb.find("Xorg") != nil
