@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import ScratchCore
 import ScratchStore
+import Synchronization
 
 /// The kiosk's store behind one serial queue of its own, so that its commits (a deal's
 /// or an outcome's sync of the WAL: milliseconds on a real disk, now and then half a
@@ -50,26 +51,25 @@ final class StoreWriter: @unchecked Sendable {
     /// after it: a disk that stalls for a second delays the strokes by that second and
     /// one commit, not by a queue of commits that grew meanwhile.
     func saveStrokesLater(_ deal: DealID, lines: String, lastTouch: Double) {
-        let first = waiting.withLock { () -> Bool in
-            waitingBatches.append(StrokeBatch(deal: deal, lines: lines, lastTouch: lastTouch))
-            return waitingBatches.count == 1
+        let first = waiting.withLock { batches -> Bool in
+            batches.append(StrokeBatch(deal: deal, lines: lines, lastTouch: lastTouch))
+            return batches.count == 1
         }
         if first { queue.async { [self] in saveWaitingStrokes() } }
     }
 
     /// One batch of strokes on its way to the store.
     private struct StrokeBatch { let deal: DealID, lines: String, lastTouch: Double }
-    private let waiting = Condition()
-    /// Batches sent and not yet taken by a commit; guarded by `waiting`.
-    private var waitingBatches: [StrokeBatch] = []
+    /// Batches sent and not yet taken by a commit.
+    private let waiting = Mutex<[StrokeBatch]>([])
 
     /// Commits every batch waiting, one transaction per card (there is one card unless a
     /// card ended meanwhile). Runs on `queue`, where it was sent after everything sent
     /// before the first of these batches.
     private func saveWaitingStrokes() {
-        let batches = waiting.withLock { () -> [StrokeBatch] in
-            defer { waitingBatches = [] }
-            return waitingBatches
+        let batches = waiting.withLock { batches in
+            defer { batches = [] }
+            return batches
         }
         var index = batches.startIndex
         while index < batches.endIndex {
