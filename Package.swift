@@ -71,6 +71,9 @@ let package = Package(
         // A dummy Xorg whose pointer is on the inputtest driver, and 1000 Hz drives through
         // it: the window benchmark's mouse (scripts/window-bench.sh, WINDOW_BENCH_INPUT=inputtest).
         .executableTarget(name: "inputdrive", dependencies: ["InputTest", "XvfbSupport"]),
+        // The least a client can cost the X server for a drag: the floor under the window
+        // benchmark's X-server figure (scripts/pacing-bench.sh, build=client).
+        .executableTarget(name: "clientfloor", dependencies: ["CXPresent"]),
         // Draws the icons, with cairo: swift run assetmaker --icons Assets/icons
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 

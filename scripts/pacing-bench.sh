@@ -18,6 +18,10 @@
 #        build=base (e.g. the build before pacing, when BEFORE is main's).
 #        WINDOW_BENCH_INPUT=inputtest drives every run (and the input floor) through the
 #        dummy Xorg's inputtest pointer instead of xdotool on Xvfb (scripts/window-bench.sh).
+#        PACING_CLIENT=1 adds, per size, two runs of clientfloor at 1000 Hz (build=client,
+#        build=client-hints): the least a paced client costs the X server, with its
+#        motions as events and through PointerMotionHintMask (build it first:
+#        swift build -c release --product clientfloor; CLIENTFLOOR=path elsewhere).
 #        PACING_LOAD=N keeps N busy loops running (nice 0) through every run: a loaded
 #        machine made on purpose, the same for both builds.
 set -euo pipefail
@@ -25,6 +29,7 @@ cd "$(dirname "$0")/.."
 rounds=${1:-1}
 before=${BEFORE:?set BEFORE to the old build\'s scratchcard}
 after=${AFTER:-$(swift build -c release --show-bin-path)/scratchcard}
+clientfloor=${CLIENTFLOOR:-$(dirname "$after")/clientfloor}
 base=${BASE:-}
 builds="before after"; [ -n "$base" ] && builds="base before after"
 for b in $base "$before" "$after"; do [ -x "$b" ] || { echo "pacing-bench: no executable at $b" >&2; exit 2; }; done
@@ -38,31 +43,52 @@ for _ in $(seq "${PACING_LOAD:-0}"); do
   hogs+=($!)
 done
 
-# The input's own cost in the X server: the same xdotool drive (the 1000 Hz one) over
-# an Xvfb with no program on it. What a put-per-event program adds comes on top.
-input_floor() {   # size events
-  local work before after width=${1%x*} height=${1#*x}
+# The input's own cost in the X server: the same drive (the 1000 Hz one) over a server
+# with no program on it. With a second argument, clientfloor (Sources/clientfloor) runs
+# on it meanwhile, with that argument's options: the least a client that reads the
+# drag and puts once a frame costs the server. What the program adds comes on top.
+input_floor() {   # size events [client options]
+  local work before after client_pid="" client_before client_after client_line="" width=${1%x*} height=${1#*x}
   work=$(mktemp -d /tmp/pacing-floor.XXXXXX)
   if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then
     start_xorg_inputtest "$1"
-    before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
-    drive_input drag "$2" 1000 0 0 "$width" "$height" 1 > /dev/null
   else
     start_xvfb "$1"
     awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { printf "mousemove %d %d\nsleep 0.001\n", 40 + (i % 2000) * 0.9, 40 + int(i / 2000) * 25 + (i % 7) * 3 } }' > "$work/drive.xdo"
-    before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  fi
+  if [ $# -ge 3 ]; then
+    # The client reads Button1 motions: the xdotool drive holds the button.
+    [ -f "$work/drive.xdo" ] && sed -i '1i mousedown 1' "$work/drive.xdo" && echo "mouseup 1" >> "$work/drive.xdo"
+    "$clientfloor" ${3#plain} > "$work/client.out" &
+    client_pid=$!
+    for _ in $(seq 100); do grep -q ready "$work/client.out" 2>/dev/null && break; sleep 0.05; done
+    client_before=$(cat /proc/"$client_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  fi
+  before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then
+    drive_input drag "$2" 1000 0 0 "$width" "$height" 1 > /dev/null
+  else
     xdotool "$work/drive.xdo"
   fi
   sleep 0.3
   after=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  if [ -n "$client_pid" ]; then
+    client_after=$(cat /proc/"$client_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+    kill "$client_pid"; wait "$client_pid" || true
+    client_line=" $(tail -1 "$work/client.out") client_us_per_event=$(awk -v a="$client_before" -v b="$client_after" -v e="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }')"
+  fi
   stop_xvfb
   rm -rf "$work"
-  echo "input-floor window=$1 driven=$2 x_us_per_event=$(awk -v a="$before" -v b="$after" -v e="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }')"
+  echo "input-floor window=$1 driven=$2 x_us_per_event=$(awk -v a="$before" -v b="$after" -v e="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }')$client_line"
 }
 
 for round in $(seq "$rounds"); do
   for size in ${PACING_SIZES:-1920x1080 3840x2160}; do
     input_floor "$size" "${PACING_EVENTS_1000:-20000}" | sed "s/^/round=$round build=none hz=1000 /"
+    if [ "${PACING_CLIENT:-0}" = 1 ]; then
+      input_floor "$size" "${PACING_EVENTS_1000:-20000}" plain | sed "s/^/round=$round build=client hz=1000 /"
+      input_floor "$size" "${PACING_EVENTS_1000:-20000}" --motion-hints | sed "s/^/round=$round build=client-hints hz=1000 /"
+    fi
     if [ "${PACING_HOVER:-0}" = 1 ]; then
       for build in $builds; do
         bin=$before; [ "$build" = after ] && bin=$after; [ "$build" = base ] && bin=$base
