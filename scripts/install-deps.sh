@@ -12,7 +12,7 @@ packages=(
   xserver-xorg-dev   # tests only: xf86-input-inputtest-protocol.h, the inputtest driver's socket protocol (CInputTest)
   openbox   # tests only: a real EWMH window manager for the full-screen test
   libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine
-  libxpresent-dev   # CXPresent: presentbench, Present against paced puts (libxfixes-dev above too)
+  libxpresent-dev   # CXPresent: presentbench (Present against paced puts) and clientfloor (libxfixes-dev above too)
   libpango1.0-dev   # CPangoCairo: CardArt draws the built-in card and text cards (cairo, Pango, fontconfig, HarfBuzz)
   fonts-noto-core fonts-noto-cjk   # the card's fonts: Noto Sans (Latin, Greek, Cyrillic, Arabic...) and Noto Sans CJK
   tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim   # tests only: OCR reads the drawn cards back
