@@ -89,4 +89,15 @@ static inline void cx11_xi_set_touch_mask(unsigned char *mask) {
     XISetMask(mask, XI_TouchEnd);
 }
 
+// Whether any input device has a touch class (XIQueryDevice): a touchscreen is there.
+static inline int cx11_xi_has_touch_device(Display *display) {
+    int count = 0, found = 0;
+    XIDeviceInfo *devices = XIQueryDevice(display, XIAllDevices, &count);
+    for (int i = 0; devices && i < count && !found; i++)
+        for (int c = 0; c < devices[i].num_classes; c++)
+            if (devices[i].classes[c]->type == XITouchClass) { found = 1; break; }
+    if (devices) XIFreeDeviceInfo(devices);
+    return found;
+}
+
 #endif

@@ -159,6 +159,7 @@ extension X11Window {
         }
         guard status == Success, error == 0 else { return false }
         xiOpcode = opcode
+        touchDevicePresent = cx11_xi_has_touch_device(d) != 0
         return true
     }
 
@@ -173,6 +174,7 @@ extension X11Window {
         let type = event.xcookie.evtype
         guard type == XI_TouchBegin || type == XI_TouchUpdate || type == XI_TouchEnd else { return nil }
         let touch = data.assumingMemoryBound(to: XIDeviceEvent.self).pointee
+        touchDevicePresent = true
         if type == XI_TouchBegin, touch.flags & XITouchEmulatingPointer != 0 { pointerEmulatingTouchTime = UInt(touch.time) }
         return translateTouch(touch)
     }
@@ -183,8 +185,18 @@ extension X11Window {
     /// sent: the window selects touch). Left in, it would stroke the mouse's pen from
     /// its point to the finger's and back, a line across the card. It is known by being
     /// the event just before the touch, at the touch's server time and in its pixel.
+    /// The two can come in separate reads of the connection: `nextEvents` then waits a
+    /// little for the touch before it hands the motion out (`mayPrecedeEmulatingTouch`).
     /// (Selecting XI_Motion instead, whose emulated events are flagged, would wake the
     /// program on every hover motion.) TouchAppTests.mouseAndFingerAtOnce shows it.
+    /// Whether `events` ends in a motion that a pointer-emulating touch may follow: a
+    /// touch device is there, touch is selected and the mouse holds button 1 (only then
+    /// is the master pointer's jump a motion for this window).
+    func mayPrecedeEmulatingTouch(_ events: [WindowEvent]) -> Bool {
+        guard xiOpcode != nil, touchDevicePresent, mouseButton1Held, case .motion? = events.last else { return false }
+        return true
+    }
+
     func dropEmulatedMotion(before touch: Point, from events: inout [WindowEvent]) {
         guard let time = pointerEmulatingTouchTime else { return }
         pointerEmulatingTouchTime = nil

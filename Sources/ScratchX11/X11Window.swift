@@ -55,6 +55,14 @@ public final class X11Window {
     /// The server time of the last touch that began emulating the pointer
     /// (`XITouchEmulatingPointer`), until `nextEvents` has looked at it.
     var pointerEmulatingTouchTime: UInt? = nil
+    /// Whether a touch device was there when touch was selected, or a touch came since.
+    var touchDevicePresent = false
+    /// Whether the mouse holds button 1: from the core presses and releases read.
+    var mouseButton1Held = false
+    /// How long `nextEvents` waits for a pointer-emulating touch after a motion that may
+    /// be its jump (`mayPrecedeEmulatingTouch`), in nanoseconds: the server sends the two
+    /// together, but a read can fall between them.
+    static let emulatingTouchWait: Int64 = 2_000_000
     /// RandR's first event code once `followMonitorChanges()` has selected its events.
     var randrEventBase: Int32? = nil
     /// Where the last ConfigureNotify put the window (relative to its parent, or to the
@@ -188,6 +196,24 @@ public final class X11Window {
         nextEvents(timeout: timeout, readingDisplay: readingDisplay, alsoWaitingOn: others)
     }
 
+    /// Reads and translates every event the connection has, onto `events`; drops a
+    /// pointer-emulating touch's jump (`dropEmulatedMotion`) and follows button 1.
+    private func readPending(into events: inout [WindowEvent]) {
+        let d = display.handle
+        var event = XEvent()
+        while XPending(d) > 0 {
+            XNextEvent(d, &event)
+            guard let translated = translate(&event) else { continue }
+            switch translated {
+            case .touchBegin(_, let at): dropEmulatedMotion(before: at, from: &events)
+            case .press(1, _, _): mouseButton1Held = true
+            case .release(1, _, _): mouseButton1Held = false
+            default: break
+            }
+            events.append(translated)
+        }
+    }
+
     /// `nextEvents` with the other descriptors as an array.
     public func nextEvents(timeout: Double?, readingDisplay: Bool = true, alsoWaitingOn others: [Int32]) -> [WindowEvent] {
         let d = display.handle
@@ -209,12 +235,10 @@ public final class X11Window {
             let nanoseconds: Int64 = if let timeout { Int64(min(max(0, timeout), 86_400) * 1e9) } else { -1 }
             _ = cx11_poll_nanoseconds(&descriptors, nfds_t(descriptors.count), nanoseconds)
         }
-        var event = XEvent()
-        while XPending(d) > 0 {
-            XNextEvent(d, &event)
-            guard let translated = translate(&event) else { continue }
-            if case .touchBegin(_, let at) = translated { dropEmulatedMotion(before: at, from: &events) }
-            events.append(translated)
+        readPending(into: &events)
+        if mayPrecedeEmulatingTouch(events) {
+            var descriptor = pollfd(fd: display.fileDescriptor, events: Int16(POLLIN), revents: 0)
+            if cx11_poll_nanoseconds(&descriptor, 1, Self.emulatingTouchWait) > 0 { readPending(into: &events) }
         }
         // A burst of sizes (a window dragged larger) comes out as its last one: each
         // re-lays out a card (~90 ms with 4K images) and only the last counts.
