@@ -189,20 +189,21 @@ extension X11Window {
     /// little for the touch before it hands the motion out (`mayPrecedeEmulatingTouch`).
     /// (Selecting XI_Motion instead, whose emulated events are flagged, would wake the
     /// program on every hover motion.) TouchAppTests.mouseAndFingerAtOnce shows it.
-    /// Whether `events` ends in a motion that a pointer-emulating touch may follow: a
-    /// touch device is there, touch is selected and the mouse holds button 1 (only then
-    /// is the master pointer's jump a motion for this window).
-    func mayPrecedeEmulatingTouch(_ events: [WindowEvent]) -> Bool {
-        guard xiOpcode != nil, touchDevicePresent, mouseButton1Held, case .motion? = events.last else { return false }
-        return true
-    }
-
     func dropEmulatedMotion(before touch: Point, from events: inout [WindowEvent]) {
         guard let time = pointerEmulatingTouchTime else { return }
         pointerEmulatingTouchTime = nil
         guard case .motion(let at, let motionTime)? = events.last, motionTime == time,
               at == Point(x: touch.x.rounded(.down) + 0.5, y: touch.y.rounded(.down) + 0.5) else { return }
         events.removeLast()
+    }
+
+    /// Whether `events` ends in a motion that a pointer-emulating touch may follow: touch
+    /// is selected and a touch device is there. (The window selects Button1MotionMask
+    /// alone, so any motion it gets is the mouse holding button 1, the only time the
+    /// master pointer's jump to a finger reaches it.)
+    func mayPrecedeEmulatingTouch(_ events: [WindowEvent]) -> Bool {
+        guard xiOpcode != nil, touchDevicePresent, case .motion? = events.last else { return false }
+        return true
     }
 
     /// One XInput 2.2 touch event as a WindowEvent, or nil when it is not a touch event

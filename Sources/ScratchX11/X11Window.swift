@@ -57,11 +57,9 @@ public final class X11Window {
     var pointerEmulatingTouchTime: UInt? = nil
     /// Whether a touch device was there when touch was selected, or a touch came since.
     var touchDevicePresent = false
-    /// Whether the mouse holds button 1: from the core presses and releases read.
-    var mouseButton1Held = false
     /// How long `nextEvents` waits for a pointer-emulating touch after a motion that may
-    /// be its jump (`mayPrecedeEmulatingTouch`), in nanoseconds: the server sends the two
-    /// together, but a read can fall between them.
+    /// be its jump (`mayPrecedeEmulatingTouch`), in nanoseconds: the jump comes just before
+    /// the touch, but a read of the connection can fall between them.
     static let emulatingTouchWait: Int64 = 2_000_000
     /// RandR's first event code once `followMonitorChanges()` has selected its events.
     var randrEventBase: Int32? = nil
@@ -197,19 +195,14 @@ public final class X11Window {
     }
 
     /// Reads and translates every event the connection has, onto `events`; drops a
-    /// pointer-emulating touch's jump (`dropEmulatedMotion`) and follows button 1.
+    /// pointer-emulating touch's jump (`dropEmulatedMotion`).
     private func readPending(into events: inout [WindowEvent]) {
         let d = display.handle
         var event = XEvent()
         while XPending(d) > 0 {
             XNextEvent(d, &event)
             guard let translated = translate(&event) else { continue }
-            switch translated {
-            case .touchBegin(_, let at): dropEmulatedMotion(before: at, from: &events)
-            case .press(1, _, _): mouseButton1Held = true
-            case .release(1, _, _): mouseButton1Held = false
-            default: break
-            }
+            if case .touchBegin(_, let at) = translated { dropEmulatedMotion(before: at, from: &events) }
             events.append(translated)
         }
     }
