@@ -44,16 +44,15 @@ for _ in $(seq "${PACING_LOAD:-0}"); do
 done
 
 # The input's own cost in the X server: the same drive (the 1000 Hz one) over a server
-# with no program on it. With a second argument, clientfloor (Sources/clientfloor) runs
-# on it meanwhile, with that argument's options: the least a client that reads the
-# drag and puts once a frame costs the server. What the program adds comes on top.
+# with no program on it. With a third argument, clientfloor (Sources/clientfloor) runs
+# on it meanwhile, with that argument as its options (`plain`: none): the least a
+# client that reads the drag and puts once a frame costs the server. What the program
+# adds comes on top.
 input_floor() {   # size events [client options]
-  local work before after client_pid="" client_before client_after client_line="" width=${1%x*} height=${1#*x}
+  local work before after client_pid="" client_before client_line="" width=${1%x*} height=${1#*x}
   work=$(mktemp -d /tmp/pacing-floor.XXXXXX)
-  if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then
-    start_xorg_inputtest "$1"
-  else
-    start_xvfb "$1"
+  start_screen "$1"
+  if [ "${WINDOW_BENCH_INPUT:-xtest}" != inputtest ]; then
     awk -v n="$2" 'BEGIN { for (i = 0; i < n; i++) { printf "mousemove %d %d\nsleep 0.001\n", 40 + (i % 2000) * 0.9, 40 + int(i / 2000) * 25 + (i % 7) * 3 } }' > "$work/drive.xdo"
   fi
   if [ $# -ge 3 ]; then
@@ -62,24 +61,24 @@ input_floor() {   # size events [client options]
     "$clientfloor" ${3#plain} > "$work/client.out" &
     client_pid=$!
     for _ in $(seq 100); do grep -q ready "$work/client.out" 2>/dev/null && break; sleep 0.05; done
-    client_before=$(cat /proc/"$client_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+    client_before=$(cpu_ns "$client_pid")
   fi
-  before=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  before=$(cpu_ns "$xvfb_pid")
   if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then
     drive_input drag "$2" 1000 0 0 "$width" "$height" 1 > /dev/null
   else
     xdotool "$work/drive.xdo"
   fi
   sleep 0.3
-  after=$(cat /proc/"$xvfb_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+  after=$(cpu_ns "$xvfb_pid")
   if [ -n "$client_pid" ]; then
-    client_after=$(cat /proc/"$client_pid"/task/*/schedstat | awk '{ s += $1 } END { printf "%d", s }')
+    client_line=" client_us_per_event=$(us_per_event "$client_before" "$(cpu_ns "$client_pid")" "$2")"
     kill "$client_pid"; wait "$client_pid" || true
-    client_line=" $(tail -1 "$work/client.out") client_us_per_event=$(awk -v a="$client_before" -v b="$client_after" -v e="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }')"
+    client_line=" $(tail -1 "$work/client.out")$client_line"
   fi
   stop_xvfb
   rm -rf "$work"
-  echo "input-floor window=$1 driven=$2 x_us_per_event=$(awk -v a="$before" -v b="$after" -v e="$2" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }')$client_line"
+  echo "input-floor window=$1 driven=$2 x_us_per_event=$(us_per_event "$before" "$after" "$2")$client_line"
 }
 
 for round in $(seq "$rounds"); do

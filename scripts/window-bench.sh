@@ -72,12 +72,6 @@ quit_app() {
   app_pid=""
 }
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }   # utime + stime, clock ticks
-# Time on the CPU of all of a process's threads, in ns (the scheduler's own count).
-cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
-# The bench's screen: Xvfb, or the dummy Xorg with the inputtest pointer.
-start_screen() {
-  if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then start_xorg_inputtest "$1"; else start_xvfb "$1"; fi
-}
 field() { tr ' ' '\n' < "$work/stats.txt" | sed -n "s/^$1=//p"; }
 now_ns() { date +%s%N; }
 

@@ -42,6 +42,18 @@ drive_input() {
   case $answer in error*) echo "$(basename "$0"): inputdrive: $answer" >&2; exit 1 ;; esac
 }
 
+# start_screen WxH: the bench's screen, Xvfb, or with WINDOW_BENCH_INPUT=inputtest the
+# dummy Xorg with the inputtest pointer (start_xorg_inputtest).
+start_screen() {
+  if [ "${WINDOW_BENCH_INPUT:-xtest}" = inputtest ]; then start_xorg_inputtest "$1"; else start_xvfb "$1"; fi
+}
+
+# cpu_ns PID: time on the CPU of all of a process's threads, in ns (the scheduler's own count).
+cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%d", s }'; }
+
+# us_per_event BEFORE_NS AFTER_NS EVENTS: the CPU between two cpu_ns readings, in µs an event.
+us_per_event() { awk -v a="$1" -v b="$2" -v e="$3" 'BEGIN { printf "%.1f", (b - a) / 1000 / e }'; }
+
 # stop_xvfb: ends the server start_xvfb (or start_xorg_inputtest) started, and waits for it.
 stop_xvfb() {
   if [ -n "$inputdrive_pid" ]; then
