@@ -36,21 +36,41 @@ import XvfbSupport
     }
 
     /// `xclip -selection clipboard -t TYPE -i FILE`: xclip forks and owns the CLIPBOARD
-    /// until another client takes it. Waits until its TARGETS answer.
-    func xclipIn(_ server: Xvfb, type: String, bytes: [UInt8]) throws -> String {
+    /// until another client takes it. Waits (reading the window's events: it may own the
+    /// CLIPBOARD until xclip takes it) until xclip answers TARGETS with `type`.
+    func xclipIn(_ server: Xvfb, _ window: X11Window, type: String, bytes: [UInt8]) throws {
         let path = NSTemporaryDirectory() + "clip-\(getpid())-\(UUID().uuidString)"
         FileManager.default.createFile(atPath: path, contents: Data(bytes))
-        let client = try ClientProcess("xclip", ["-selection", "clipboard", "-t", type, "-i", path], environment: server.environment)
+        let loader = try ClientProcess("xclip", ["-selection", "clipboard", "-t", type, "-i", path], environment: server.environment)
         let deadline = Date().addingTimeInterval(10)
-        while client.isRunning, Date() < deadline { usleep(10_000) }
+        // It exits once its child owns the CLIPBOARD; stopped before, it never would.
+        while loader.isRunning, Date() < deadline { _ = window.nextEvents(timeout: 0.02) }
         var offered = ""
         while Date() < deadline {
-            offered = (try? server.run("xclip", ["-selection", "clipboard", "-t", "TARGETS", "-o"])) ?? ""
+            let targets = try ClientProcess("xclip", ["-selection", "clipboard", "-t", "TARGETS", "-o"], environment: server.environment)
+            pump(window, while: targets, timeout: 2)
+            targets.stop()
+            offered = targets.outputText
             if offered.contains(type) { break }
             usleep(20_000)
         }
         #expect(offered.contains(type), "xclip offers \(offered)")
-        return path
+    }
+
+    /// The paste's outcome in a few words (a failed comparison must not print megabytes).
+    func brief(_ event: WindowEvent?) -> String {
+        switch event {
+        case .pasted(.picture(let bytes, let type))?: "\(type), \(bytes.count) bytes"
+        case let other?: "\(other)"
+        case nil: "nothing"
+        }
+    }
+
+    /// Whether the paste gave `expected`, saying what it gave when not.
+    func expectPaste(_ window: X11Window, _ expected: WindowEvent, sourceLocation: SourceLocation = #_sourceLocation) {
+        let got = pasted(window)
+        let same = got == expected
+        #expect(same, "pasted \(brief(got)), expected \(brief(expected))", sourceLocation: sourceLocation)
     }
 
     func pasted(_ window: X11Window) -> WindowEvent? {
@@ -72,7 +92,8 @@ import XvfbSupport
         let names = String(decoding: targets, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(Set(names) == ["TARGETS", "TIMESTAMP", "image/png"], "\(names)")
         let (out, _) = try xclipOut(server, window, type: "image/png")
-        #expect(out == Data(png), "\(out.count) bytes out of \(png.count)")
+        let same = out == Data(png)
+        #expect(same, "\(out.count) bytes out of \(png.count)")
         #expect(window.clipboardIncrementalTransfers == 0)
         // A type not offered is refused, and xclip says so.
         let refused = try ClientProcess("xclip", ["-selection", "clipboard", "-t", "image/jpeg", "-o"], environment: server.environment)
@@ -90,7 +111,8 @@ import XvfbSupport
         #expect(window.copyToClipboard(png: png))
         let (out, _) = try xclipOut(server, window, type: "image/png")
         #expect(out.count == png.count)
-        #expect(out == Data(png))
+        let same = out == Data(png)
+        #expect(same)
         #expect(window.clipboardIncrementalTransfers == 1)
     }
 
@@ -100,7 +122,7 @@ import XvfbSupport
         let (_, window) = try mappedWindow(on: server)
         #expect(window.copyToClipboard(png: Self.pattern(10)))
         #expect(window.exchange.clipboard.owns)
-        _ = try xclipIn(server, type: "text/plain", bytes: Array("hello".utf8))
+        try xclipIn(server, window, type: "text/plain", bytes: Array("hello".utf8))
         _ = window.nextEvents(timeout: 0.2)
         #expect(!window.exchange.clipboard.owns)
         #expect(window.handClipboardToManager(timeout: 0.5) == .nothingToHand)
@@ -111,13 +133,13 @@ import XvfbSupport
         defer { server.stop() }
         let (_, window) = try mappedWindow(on: server)
         let small = Self.pattern(50_000, seed: 3)
-        _ = try xclipIn(server, type: "image/png", bytes: small)
-        #expect(pasted(window) == .pasted(.picture(bytes: small, type: "image/png")))
+        try xclipIn(server, window, type: "image/png", bytes: small)
+        expectPaste(window, .pasted(.picture(bytes: small, type: "image/png")))
         #expect(window.exchange.reader.incrementalTransfers == 0)
         // xclip sends what exceeds its chunk as INCR: taken in pieces.
         let large = Self.pattern(3_000_000, seed: 4)
-        _ = try xclipIn(server, type: "image/jpeg", bytes: large)
-        #expect(pasted(window) == .pasted(.picture(bytes: large, type: "image/jpeg")))
+        try xclipIn(server, window, type: "image/jpeg", bytes: large)
+        expectPaste(window, .pasted(.picture(bytes: large, type: "image/jpeg")))
         #expect(window.exchange.reader.incrementalTransfers == 1)
     }
 
@@ -125,9 +147,9 @@ import XvfbSupport
         let server = try Xvfb()
         defer { server.stop() }
         let (_, window) = try mappedWindow(on: server)
-        _ = try xclipIn(server, type: "text/uri-list", bytes: Array("file:///tmp/My%20card.png\r\n".utf8))
-        #expect(pasted(window) == .pasted(.files(["/tmp/My card.png"])))
-        _ = try xclipIn(server, type: "UTF8_STRING", bytes: Array("just words".utf8))
+        try xclipIn(server, window, type: "text/uri-list", bytes: Array("file:///tmp/My%20card.png\r\n".utf8))
+        expectPaste(window, .pasted(.files(["/tmp/My card.png"])))
+        try xclipIn(server, window, type: "UTF8_STRING", bytes: Array("just words".utf8))
         let failed = pasted(window)
         guard case .pasteFailed(let why)? = failed else { Issue.record("\(String(describing: failed))"); return }
         #expect(why.contains("no picture"), "\(why)")
@@ -137,7 +159,7 @@ import XvfbSupport
         let server = try Xvfb()
         defer { server.stop() }
         let (_, window) = try mappedWindow(on: server)
-        #expect(pasted(window) == .pasteFailed("the clipboard is empty"))
+        expectPaste(window, .pasteFailed("the clipboard is empty"))
         #expect(window.handClipboardToManager(timeout: 0.5) == .nothingToHand)
         #expect(window.copyToClipboard(png: [1, 2, 3]))
         #expect(window.handClipboardToManager(timeout: 0.5) == .noManager)
@@ -149,7 +171,7 @@ import XvfbSupport
         let (_, window) = try mappedWindow(on: server)
         let png = Self.pattern(1_000_000, seed: 5)
         #expect(window.copyToClipboard(png: png))
-        #expect(pasted(window) == .pasted(.picture(bytes: png, type: "image/png")))
+        expectPaste(window, .pasted(.picture(bytes: png, type: "image/png")))
         #expect(window.clipboardIncrementalTransfers == 1 && window.exchange.reader.incrementalTransfers == 1)
     }
 }

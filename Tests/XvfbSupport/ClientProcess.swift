@@ -7,10 +7,13 @@ import Foundation
 /// A program started with `server`'s environment; its standard output and error go to
 /// files of their own (a PNG of megabytes must not fill a pipe nobody reads yet).
 public final class ClientProcess {
-    private let process = Process()
+    public let pid: pid_t
     private let outputPath: String
     private let errorPath: String
+    private var exitStatus: Int32?
 
+    /// Started with posix_spawn (`Xvfb.spawn`) and reaped here with waitpid: a client
+    /// that forks and exits (xclip -i) is seen to exit at once.
     public init(_ program: String, _ arguments: [String], environment: [String: String]) throws {
         guard let executable = program.hasPrefix("/") ? program : Xvfb.find(program) else {
             throw XvfbError("\(program) is not installed")
@@ -18,34 +21,37 @@ public final class ClientProcess {
         let stem = NSTemporaryDirectory() + "client-\(getpid())-\(UUID().uuidString)"
         outputPath = stem + ".out"
         errorPath = stem + ".err"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = environment
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
-        process.standardError = FileHandle(forWritingAtPath: errorPath)
-        try process.run()
+        let output = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard output >= 0 else { throw XvfbError("cannot create \(outputPath)") }
+        defer { close(output) }
+        pid = try Xvfb.spawn(executable, arguments, environment: environment.map { "\($0.key)=\($0.value)" },
+                             outputTo: errorPath, standardOutput: output)
     }
 
     deinit {
-        if process.isRunning { process.terminate(); process.waitUntilExit() }
+        stop()
         unlink(outputPath)
         unlink(errorPath)
     }
 
-    public var isRunning: Bool { process.isRunning }
-    /// The exit status once it has exited.
-    public var status: Int32? { process.isRunning ? nil : process.terminationStatus }
+    public var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return false
+    }
+    /// The exit status once it has exited (128 + the signal when killed).
+    public var status: Int32? { isRunning ? nil : exitStatus }
     /// What it wrote on standard output so far.
     public var output: Data { FileManager.default.contents(atPath: outputPath) ?? Data() }
     public var outputText: String { String(decoding: output, as: UTF8.self) }
     public var errorText: String { String(decoding: FileManager.default.contents(atPath: errorPath) ?? Data(), as: UTF8.self) }
 
-    /// Stops it (SIGTERM) and waits for it.
+    /// Stops it (SIGTERM, then SIGKILL after 5 s) and reaps it.
     public func stop() {
-        if process.isRunning { process.terminate() }
-        process.waitUntilExit()
+        guard isRunning else { return }
+        Xvfb.terminate(pid)
+        exitStatus = exitStatus ?? 143
     }
 }
