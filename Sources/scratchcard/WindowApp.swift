@@ -102,6 +102,7 @@ final class WindowApp {
     }
 
     init(options: WindowOptions) throws(ExitError) {
+        _ = launchStartupID         // taken from the environment before any thread starts
         self.options = options
         var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
@@ -200,6 +201,7 @@ final class WindowApp {
     func run() throws(ExitError) {
         // The first repaint composites the whole card (it starts out exposed): once; or,
         // when the card was drawn straight into the framebuffer, only puts it.
+        joinDesktop()
         window.map()
         if drawnNotPut.isEmpty { exposed = PixelRect(size: canvas.size) }
         emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor,
@@ -236,6 +238,7 @@ final class WindowApp {
             storeKeeper?.flushIfDue(now: monotonicSeconds())
             stats.longestWakeMicroseconds = Swift.max(stats.longestWakeMicroseconds, monotonicMicroseconds() - woke)
         }
+        leaveDesktop()
         finishNewCard()
         logOutcome(quitting: true)
         sendToPoolAtQuit()
@@ -284,12 +287,15 @@ final class WindowApp {
             shown()
         case .key, .closeRequested:
             if options.kiosk { handleKioskKey(event) } else { handleKey(event) }
+        case .dropped, .pasted, .pasteFailed:
+            receive(event)
         default:
             break
         }
     }
 
     func handleKey(_ event: WindowEvent) {
+        if handleDesktopKey(event) { return }
         switch event {
         case .key(.space, _), .key(.enter, _):
             canvas.allPensUp()
@@ -388,6 +394,7 @@ final class WindowApp {
         let now = monotonicMicroseconds()
         if stats.firstFrameMicroseconds == nil {
             stats.firstFrameMicroseconds = now - startedMicroseconds
+            firstFrameShown()
             // The chime is made now, off the loop's thread, rather than at the reveal.
             if effects.player != nil { detachThread { _ = SoundClip.chime } }
         }
