@@ -64,11 +64,17 @@ func exportDoodle(_ doodle: Doodle, to path: String) throws(ExitError) {
 /// in order, before the one put that shows them all.
 final class DoodleApp {
     private let options: DoodleOptions
-    private let photo: RGBAImage
+    /// The picture drawn over, and its file: the command line's, or one dropped or pasted since.
+    private var photo: RGBAImage
+    private var imagePath: String
+    /// Strokes drawn, undone or cleared since the last save: a new picture saves them first.
+    private var unsaved = false
+    /// The launch's `remove:` message went out (after the first put).
+    private var launchAnnounced = false
     private let display: X11Display
     private let window: X11Window
     private let surface: WindowSurface
-    private let document: Doodle
+    private var document: Doodle
     private var view: Doodle
     private var fit: DoodleFit
     /// Display pixels per point.
@@ -101,8 +107,10 @@ final class DoodleApp {
     }
 
     init(options: DoodleOptions, photo: RGBAImage) throws(ExitError) {
+        _ = launchStartupID         // taken from the environment before any thread starts
         self.options = options
         self.photo = photo
+        imagePath = options.image
         colour = options.colour
         widthPoints = options.widthPoints
         do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
@@ -124,6 +132,9 @@ final class DoodleApp {
 
     func run() throws(ExitError) {
         pending = PixelRect(size: surface.size)
+        window.setIcons(DesktopFiles.icons())
+        if let id = launchStartupID { window.setStartupID(id) }
+        window.acceptDrops { DesktopFiles.firstPicture(in: $0) != nil }
         window.map()
         var running = true
         while running {
@@ -147,12 +158,16 @@ final class DoodleApp {
                     pending.formUnion(rect)
                 case .resized(let size):
                     relayout(to: size)
+                case .key(.escape, _) where window.isFullScreen:
+                    window.setFullScreen(false)
                 case .key(.q, _), .key(.escape, _), .closeRequested:
                     running = false
                 case .key(.s, _):
                     save()
                 case .key(let key, _):
                     handle(key)
+                case .dropped, .pasted, .pasteFailed:
+                    receive(event)
                 default:
                     break
                 }
@@ -173,6 +188,7 @@ final class DoodleApp {
                   + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
                   + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)\n", stderr)
         }
+        window.handClipboardToManager()
         if let out = options.out { try exportDoodle(document, to: out) }
     }
 
@@ -211,6 +227,7 @@ final class DoodleApp {
     private var documentBrush: Brush { try! Brush(radius: widthPoints / 2 * scale * fit.imagePixelsPerViewPixel) }
 
     private func penDown(at point: Point) {
+        unsaved = true
         pending.formUnion(view.penDown(at: point, colour: colour, brush: viewBrush))
         document.penDown(at: fit.toImage(point), colour: colour, brush: documentBrush)
     }
@@ -220,6 +237,8 @@ final class DoodleApp {
         switch key {
         case .other(let n): name = n
         case .control("z"), .control("Z"): name = "undo"
+        case .control("c"), .control("C"): name = "copy"
+        case .control("v"), .control("V"): name = "paste"
         default: return
         }
         switch name {
@@ -232,10 +251,18 @@ final class DoodleApp {
         case "minus", "underscore", "KP_Subtract":
             widthPoints = DoodlePen.narrower(widthPoints)
             showSwatch()
+        case "copy":
+            copyWindow()
+        case "paste":
+            window.pasteFromClipboard()
+        case "F11":
+            window.setFullScreen(!window.isFullScreen)
         case "u", "U", "undo":
+            unsaved = true
             pending.formUnion(view.undo())
             document.undo()
         case "c", "C":
+            unsaved = true
             pending.formUnion(view.clear())
             document.clear()
         default:
@@ -243,9 +270,57 @@ final class DoodleApp {
         }
     }
 
-    private func save() {
-        let path = options.out ?? DoodleExport.defaultPath(forInput: options.image, in: ".") { access($0, F_OK) == 0 }
-        do { try exportDoodle(document, to: path) } catch { log(error.message) }
+    /// `s`: the doodle written where `--out` says, else into the current folder under the
+    /// picture's name (`DoodleExport.defaultPath`). False when it could not be written.
+    @discardableResult
+    private func save() -> Bool {
+        let path = options.out ?? DoodleExport.defaultPath(forInput: imagePath, in: ".") { access($0, F_OK) == 0 }
+        do { try exportDoodle(document, to: path) } catch {
+            log(error.message)
+            return false
+        }
+        unsaved = false
+        return true
+    }
+
+    // MARK: - Desktop
+
+    /// A picture dropped or pasted: it opens for doodling, once unsaved strokes are saved
+    /// (as `s` would save them); when they cannot be, the picture on show stays.
+    private func receive(_ event: WindowEvent) {
+        let opened: (RGBAImage, String)?
+        switch event {
+        case .dropped(let paths), .pasted(.files(let paths)):
+            guard let path = DesktopFiles.firstPicture(in: paths) else { log("nothing to open: no picture"); return }
+            do { opened = (try ImageFile.read(path: path), path) } catch { log("\(error)"); return }
+        case .pasted(.picture(let bytes, let type)):
+            opened = DesktopFiles.decode(bytes, type: type).map { ($0, "pasted.png") }
+        case .pasteFailed(let why):
+            log("nothing pasted: \(why)")
+            opened = nil
+        default:
+            opened = nil
+        }
+        guard let (image, path) = opened else { return }
+        if unsaved, !save() {
+            log("\(path) not opened: the strokes on show could not be saved")
+            return
+        }
+        photo = image
+        imagePath = path
+        document = Doodle(photo: image)
+        unsaved = false
+        relayout(to: surface.size)
+    }
+
+    /// Ctrl+C: what the window shows, as a PNG on the CLIPBOARD.
+    private func copyWindow() {
+        if surface.canDraw, !pending.isEmpty { repaint() }
+        do {
+            if !window.copyToClipboard(png: try PNGFile.encode(surface.framebuffer.rgbaImage())) {
+                log("not copied: another program holds the clipboard")
+            }
+        } catch { log("not copied: \(error)") }
     }
 
     /// A new window size: the view is fitted again and the drawing redrawn into it.
@@ -300,6 +375,10 @@ final class DoodleApp {
         stats.mostStrokesInAPut = Swift.max(stats.mostStrokesInAPut, stats.strokesWaiting)
         stats.strokesWaiting = 0
         surface.present(put)
+        if !launchAnnounced {
+            launchAnnounced = true
+            if let id = launchStartupID { window.announceStartupComplete(id: id) }
+        }
     }
 
     private func fill(_ rect: PixelRect, _ c: RGBA) {

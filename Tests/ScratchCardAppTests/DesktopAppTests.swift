@@ -260,3 +260,41 @@ import XvfbSupport
         }
     }
 }
+
+/// The doodle window on a desktop: a picture dropped on it opens for doodling, the strokes
+/// on show saved first.
+@Suite(.serialized) struct DoodleDesktopTests {
+    @Test func aDroppedPictureOpensOnceTheStrokesAreSaved() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let grey = RGBA(r: 128, g: 128, b: 128), blue = RGBA(r: 20, g: 60, b: 200)
+        let input = try App.solidPNG(grey, size: PixelSize(width: 300, height: 200), in: folder, name: "first.png")
+        let next = try App.solidPNG(blue, size: PixelSize(width: 300, height: 200), in: folder, name: "second.png")
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(["doodle", input, "--scale", "1", "--width", "10"], environment: server.environment,
+                                 currentDirectory: folder)
+        let window = try server.scratchcardWindow()
+        _ = try server.waitForPixels(window: window) { $0[150, 50] == grey }
+        try server.press("1", in: window)
+        try server.drag(window: window, from: (50, 100), through: [(150, 100), (250, 100)])
+        let drawn = try server.waitForPixels(window: window) { $0[150, 100] != grey }
+        let ink = drawn[150, 100]
+        #expect(ink != grey)
+
+        let source = try GTKDragSource(server: server, x: 400, y: 250, uris: [URL(fileURLWithPath: next).absoluteString])
+        let hand = try source.drag(server: server, toX: 150, toY: 50)
+        // (xwd, under GTK's pointer grab, reads the window as 24 bits per pixel: after the drag.)
+        #expect(waitUntil(timeout: 20) { !hand.isRunning && source.client.outputText.contains("drag-end") })
+        let shown = try server.waitForPixels(window: window, timeout: 20) { $0[150, 50] == blue }
+        // The moment the new picture shows, the strokes are on disk.
+        let saved = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("first") && $0 != "first.png" }
+        #expect(shown[150, 50] == blue, "source: \(source.client.outputText)")
+        #expect(shown[150, 100] == blue, "the new picture comes without the old strokes")
+        #expect(saved.count == 1, "\(saved)")
+        if let name = saved.first {
+            let doodle = try PNGFile.read(path: folder.appendingPathComponent(name).path)
+            #expect(doodle[150, 100] == ink && doodle[150, 50] == grey, "the strokes, saved over the first picture")
+        }
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+    }
+}
