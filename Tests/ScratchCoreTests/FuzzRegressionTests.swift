@@ -3,10 +3,9 @@ import Foundation
 import Testing
 
 /// The engine's fuzzers' inputs (trace, replay; the rules' in CardRulesTests), replayed by
-/// the normal suite (FUZZING.md): every seed in
-/// `Fuzz/<target>/corpus` and every crashing, slow or memory-hungry input kept in
-/// `Fuzz/<target>/regressions`. Each must be accepted or refused with a message, never
-/// crash, and quickly. The checks are the fuzz targets' own (Fuzz/<target>/main.swift).
+/// the normal suite (FUZZING.md): every seed in `Fuzz/<target>/corpus` and every crashing,
+/// slow or memory-hungry input kept in `Fuzz/<target>/regressions`. Each must be accepted
+/// or refused with a message, never crash, and quickly. The checks are the fuzz targets' own (Fuzz/<target>/main.swift).
 @Suite("Fuzz corpora and regressions replayed")
 struct FuzzRegressionTests {
     /// The repository's Fuzz folder, found from this file's path.
