@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 /// The events a store adds: the deal id on `ready` and `new-card`, `resumed`, `sold-out`;
 /// and the stock-aware draw.

@@ -19,6 +19,7 @@
 // to move bytes_per_event at that rate (a memcpy reads and writes each byte: the rate at
 // which it touches bytes is 2 x copy_gbps).
 @preconcurrency import Glibc
+import CardRules
 import ScratchCore
 import ScratchStore
 

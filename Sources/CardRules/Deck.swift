@@ -1,4 +1,5 @@
 import Foundation
+import ScratchCore
 
 /// One card of a deck: the prize under the foil (an image, words, or words over an
 /// image), an optional cover of its own, and how often it comes up relative to the others.

@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 struct OutcomeLogTests {
     func folder() throws -> URL {

@@ -1,6 +1,8 @@
+import EngineTestSupport
 import Foundation
 import Testing
-@testable import ScratchCore
+@testable import DoodleDocument
+import ScratchCore
 
 /// The doodle document: strokes in colour over a photo, against the brush formula
 /// (computed independently in `referenceMask`), and undo against a fresh render.

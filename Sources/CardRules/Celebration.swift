@@ -1,4 +1,5 @@
 import Foundation
+import ScratchCore
 
 /// The win, seen: flakes of foil and confetti burst from the card's middle when it is
 /// revealed, fly out, tumble and fall for `duration` seconds, shrinking away at the end,

@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 /// A deck card's reveal: its own sound file, none, or the chime; sparks or not.
 struct DeckSoundTests {

@@ -1,3 +1,5 @@
+import ScratchCore
+
 /// Words a card shows in place of a prize image (a deck's text card), drawn by the
 /// program at the window's size in the built-in prize's style:
 ///

@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
 @preconcurrency import Glibc
-@testable import ScratchCore
+import ScratchCore
 import Testing
 
 @Suite("Reading small files")

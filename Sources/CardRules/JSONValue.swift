@@ -1,4 +1,5 @@
 import Foundation
+import ScratchCore
 
 /// A JSON document as a plain Swift value, read with `JSONDecoder`, which keeps the
 /// kinds apart strictly: `true` is never a number and `1` is never `true`. Decks and

@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 /// Text cards and cover-text in deck files: what they hold, and what each mistake says.
 struct TextCardDeckTests {

@@ -1,3 +1,5 @@
+import ScratchCore
+
 /// The strokes of the card on show, as the store saves them: what the pens did to the
 /// canvas, in order, tagged with the canvas size and brush they did it at, so that a
 /// restarted kiosk replays them through the engine and gets the same mask.

@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 /// Parses one event line back with JSONSerialization.
 func parsed(_ line: String) throws -> [String: Any] {

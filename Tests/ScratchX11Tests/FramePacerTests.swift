@@ -1,5 +1,5 @@
 import Testing
-@testable import ScratchCore
+@testable import ScratchX11
 
 /// The pacing rule on its own: a simulated clock, no display.
 struct FramePacerTests {

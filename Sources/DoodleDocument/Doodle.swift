@@ -1,3 +1,5 @@
+import ScratchCore
+
 /// One pen stroke of a doodle: a colour, a round brush and the points the pen went
 /// through, in the document's pixels. One point is a dot; more are a polyline of
 /// capsules (round caps and joints), exactly as `Mask.stroke` draws them.

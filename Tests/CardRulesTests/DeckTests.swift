@@ -1,6 +1,8 @@
+@testable import CardRules
+import EngineTestSupport
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 /// A fresh folder under the system's temporary folder, removed when the test is done.
 final class TemporaryFolder {

@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 @Suite struct StrokeLogTests {
     static let size = PixelSize(width: 120, height: 80)

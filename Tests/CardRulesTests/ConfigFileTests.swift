@@ -1,6 +1,7 @@
+@testable import CardRules
 import Foundation
+import ScratchCore
 import Testing
-@testable import ScratchCore
 
 /// The window's options as the executable would describe them.
 let windowSchema: [String: ConfigValueKind] = [

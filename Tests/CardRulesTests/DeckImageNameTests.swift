@@ -1,5 +1,6 @@
+@testable import CardRules
 import Foundation
-@testable import ScratchCore
+import ScratchCore
 import Testing
 
 struct DeckImageNameTests {
