@@ -23,7 +23,7 @@ static inline Window cxp_root_window(Display *d) { return DefaultRootWindow(d); 
 static inline Visual *cxp_default_visual(Display *d) { return DefaultVisual(d, DefaultScreen(d)); }
 static inline int cxp_default_depth(Display *d) { return DefaultDepth(d, DefaultScreen(d)); }
 
-// A 0600 segment, attached and at once marked for removal (DESIGN.md's rule).
+// A 0600 segment, attached and at once marked for removal (docs/ARCHITECTURE.md's rule).
 static inline void *cxp_shm_private(size_t size, int *id) {
     *id = shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
     if (*id < 0) return NULL;

@@ -1,5 +1,5 @@
 // scratchbench: replays stroke traces through the engine with no window and prints one
-// line of key=value figures per trace and mode (DESIGN.md, Performance).
+// line of key=value figures per trace and mode (docs/ARCHITECTURE.md, Performance).
 //
 //   mode=dirty  strokes the mask and composites the pixels each event changed, as the
 //               window does (on a 4K canvas the strokes paint them as they go);

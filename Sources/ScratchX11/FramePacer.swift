@@ -1,4 +1,4 @@
-/// The display's pace (DESIGN.md, The display loop): at most one put per refresh
+/// The display's pace (docs/ARCHITECTURE.md, The window's loop): at most one put per refresh
 /// interval. A put wanted when none went for a whole interval goes at once, so the first
 /// stroke after a pause is not delayed; puts that follow each other closely wait for the
 /// next slot. Meanwhile the strokes keep going into the mask, and the held-back put

@@ -3,7 +3,7 @@ import ScratchCore
 // What the engine's tests, the rules' and the doodle's share: the brush's formula computed
 // independently, mask comparisons, and the seeded generator they draw from.
 
-/// The brush against DESIGN.md's formula, computed here independently, pixel by pixel:
+/// The brush against docs/ARCHITECTURE.md's formula, computed here independently, pixel by pixel:
 /// coverage = clamp(r + 0.5 - d, 0, 1), d the distance from the pixel's centre to AB.
 public func referenceMask(size: PixelSize, strokes: [(Point, Point)], radius r: Double) -> [UInt8] {
     var out = [UInt8](repeating: 0, count: size.pixelCount)
