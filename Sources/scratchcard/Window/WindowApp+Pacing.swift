@@ -1,33 +1,6 @@
 import ScratchCore
 import ScratchX11
 
-/// The pace for a window: `--max-fps` when given, else the RandR rate of the monitor
-/// under the window, else 60 Hz; with a word on where the rate came from. The scratch
-/// window and the doodle window both take it.
-func framePacer(maxFPS: Double?, window: X11Window) -> (FramePacer, String) {
-    if let fps = maxFPS { return (FramePacer(rate: fps), "--max-fps") }
-    if let rate = window.refreshRate() { return (FramePacer(rate: rate.hertz), "refresh rate from \(rate.source)") }
-    return (FramePacer(rate: 60), "60 Hz: RandR gives no refresh rate")
-}
-
-/// Whether an event may have put the window on a monitor of another rate (a move, a
-/// resize, a mode or CRTC change): the rate is read again after the events at hand.
-func mayChangeRefreshRate(_ event: WindowEvent) -> Bool {
-    switch event {
-    case .moved, .screenChanged, .resized: true
-    default: false
-    }
-}
-
-/// The pacer at the rate the window's monitor has now (nil: the same rate, or
-/// `--max-fps` holds it). The slots already taken keep their grid.
-func framePacerFollowingTheMonitor(_ pacer: FramePacer, maxFPS: Double?, window: X11Window) -> (FramePacer, String)? {
-    guard maxFPS == nil else { return nil }
-    let (fresh, source) = framePacer(maxFPS: nil, window: window)
-    guard fresh.rate != pacer.rate else { return nil }
-    return (pacer.changingRate(to: fresh.rate), source)
-}
-
 /// Frame pacing (issue 19): at most one put per refresh interval of the monitor the
 /// window is on, the first after a pause at once. `repaint` asks the pacer before it
 /// composites; `nextWake` wakes the loop at the pacer's slot while a put is held back.
