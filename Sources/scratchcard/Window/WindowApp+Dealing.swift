@@ -75,7 +75,7 @@ extension WindowApp {
         session = session(for: made, now: monotonicSeconds())
         shownAtWallClock = Date().timeIntervalSince1970
         shimmerCentre = nil
-        endCelebration()
+        effects.newCardShown()
         if !recording.isEmpty, recording.last != .up { record(.up) }
         exposed = PixelRect(size: canvas.size)
         emit([.newCard(cardID: made.card.id, deal: storeKeeper?.deal)])

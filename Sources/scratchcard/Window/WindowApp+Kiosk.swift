@@ -30,7 +30,7 @@ extension WindowApp {
         func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
         if let put = pacedPutWake(now: now) { atLatest(put) }
         if session.isAnimating { atLatest(frameWake(now: now)) }
-        if let frame = celebrationWake(now: now) { atLatest(frame) }
+        if effects.isCelebrating { atLatest(frameWake(now: now)) }
         guard options.kiosk else { return wake }
         if !window.holdsKeyboard { atLatest(retryKeyboardAt) }
         switch session.phase {

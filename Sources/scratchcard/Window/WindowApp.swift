@@ -314,6 +314,32 @@ final class WindowApp {
     /// framebuffer, unless the server may still be reading it.
     var drawable: Framebuffer? { surface.canDraw ? surface.framebuffer : nil }
 
+    /// A pen (0: the mouse; a finger's) touched down at `point`: the stroke's dirty rectangle.
+    func scratchDown(pen: Int, at point: Point) -> PixelRect {
+        effects.penDown(pen, at: point)
+        return canvas.penDown(at: point, pen: pen, drawingInto: drawable)
+    }
+
+    /// The pen moved to `point`: strokes the canvas, and sounds the foil it took.
+    func scratchMove(pen: Int, to point: Point) -> PixelRect {
+        let before = canvas.mask.revealedPixels
+        let dirty = canvas.penMove(to: point, pen: pen, drawingInto: drawable)
+        effects.penMoved(pen, to: point) { canvas.mask.revealedPixels - before }
+        return dirty
+    }
+
+    /// The pen went up: its scratch stops.
+    func scratchUp(pen: Int) {
+        effects.penUp(pen)
+    }
+
+    /// How far the fade is at `now`, if the cover fades, read without moving the session
+    /// on (the repaint owns the fade's end).
+    func fadeShown(at now: Double) -> Double? {
+        if case .fading(let clock) = session.phase { return clock.progress(at: now) }
+        return nil
+    }
+
     /// A stroke went into the mask: count it, and the reveal meter may have news.
     /// `serverTime`: the X event's time, which dates the stroke's arrival when the
     /// pacer left it waiting in the socket (see `arrivalMicroseconds`).
@@ -359,7 +385,7 @@ final class WindowApp {
         area.formUnion(drawnNotPut)
         drawnNotPut = .empty
         if options.kiosk, frameDue { area.formUnion(drawAttract()) }
-        area.formUnion(drawCelebration(frameDue: frameDue))
+        if frameDue { area.formUnion(effects.drawCelebration(over: canvas, into: surface.framebuffer, fade: fadeShown)) }
         if area.isEmpty {
             putHeld = false         // the slot came and nothing was waiting for it
             stats.waiting.removeAll(keepingCapacity: true)     // strokes that changed nothing
@@ -388,8 +414,7 @@ final class WindowApp {
         let now = monotonicMicroseconds()
         if stats.firstFrameMicroseconds == nil {
             stats.firstFrameMicroseconds = now - startedMicroseconds
-            // The chime is made now, off the loop's thread, rather than at the reveal.
-            if effects.player != nil { detachThread { _ = SoundClip.chime } }
+            effects.prepareChime()
         }
         if let putAt = stats.putAt { stats.putToShown.record(microseconds: now - putAt) }
         stats.putAt = nil
@@ -436,7 +461,7 @@ final class WindowApp {
     }
 
     func finish() {
-        stopSound()
+        effects.stop()
         blankingInhibitor?.restore()
         if let path = options.record {
             let trace = Trace(canvas: canvas.size, records: [.brush(brush.radius)] + recording)
@@ -457,7 +482,7 @@ final class WindowApp {
                 + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)"
                 + " slot_late_p50_us=\(percentile(stats.slotLateness, 0.5)) slot_late_p99_us=\(percentile(stats.slotLateness, 0.99))"
                 + " put_to_shown_p50_us=\(percentile(stats.putToShown, 0.5)) put_to_shown_p99_us=\(percentile(stats.putToShown, 0.99))"
-                + effectsStatsFields() + "\n"
+                + effects.statsFields() + "\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
@@ -471,7 +496,7 @@ final class WindowApp {
     /// With `--events`, one JSON line per event on stdout, flushed at once.
     func emit(_ events: [CardEvent]) {
         storeKeeper?.noticed(events)
-        react(to: events)
+        effects.react(to: events, of: card, canvas: canvas.size)
         guard options.events else { return }
         for event in events { print(event.json) }
         fflush(stdout)
