@@ -10,7 +10,7 @@ import ScratchStore
 ///   every network call happens there, never on the window's loop, which goes on reading
 ///   strokes and repainting whatever the network does.
 /// - The loop records the taken deal in the local store when it shows the card
-///   (`takePoolDeal`), with the card before it ended, in one local transaction; the
+///   (`StoreSide.take`), with the card before it ended, in one local transaction; the
 ///   outcome is queued for the pool and sent on the pool's own queue.
 /// - While the pool cannot be reached, the worker deals the deck's unlimited cards; with
 ///   none, the "back in a moment" card is shown (nothing to scratch) and the pool tried

@@ -5,12 +5,13 @@ import ScratchCore
 import ScratchImage
 import ScratchStore
 
-/// The window's side of the store (ScratchStore's `KioskStore`): the card on show's
-/// deal, its strokes on their way to the disk, the stock the dealer draws from.
+/// The window's store (ScratchStore's `KioskStore`), kept for the loop by `StoreSide`:
+/// the card on show's deal, its strokes on their way to the disk, the stock the dealer
+/// draws from.
 ///
 /// - A deal is committed (card, prize, time, a unique id; the card before it ended, in
 ///   the same transaction) before the card's first pixel is put: at start-up before the
-///   window maps, later in `show` before the new canvas replaces the old one.
+///   window maps, later in `StoreSide.take` before the new canvas replaces the old one.
 /// - Strokes are saved in batches: at each pen-up, and `flushInterval` after the first
 ///   unsaved record while a pen moves (the loop wakes for it). One commit (one fsync of
 ///   the WAL) per batch, never one per event, made on the store's own queue
@@ -26,12 +27,12 @@ final class StoreKeeper {
     private(set) var resumed: PendingDeal?
     /// True while the sold-out card is on show.
     var showsSoldOut = false
-    /// With `--pool`: the shared pool, this store beside it (WindowApp+Pool.swift).
+    /// With `--pool`: the shared pool, this store beside it (StoreKeeper+Pool.swift).
     var pool: PoolLedger?
     /// With `--pool`: "back in a moment" is on show (the pool is out of reach).
     var showsBackSoon = false
     /// SIGHUP brought stock while the sold-out card is on show: deal as soon as a card is made.
-    var restocked = false
+    private(set) var restocked = false
 
     private var batch = ""
     private var batchStarted: Double?
@@ -159,7 +160,22 @@ final class StoreKeeper {
     func noteSoldOut() {
         if !showsSoldOut { log("all prizes have been given away: the sold-out card is on show until the deck gains stock (SIGHUP reloads it)") }
         showsSoldOut = true
+        showsBackSoon = false
         deal = nil
+    }
+
+    /// A new deal is on show (recorded in the store): no sold-out or "back in a moment"
+    /// card any more.
+    func showing(_ deal: DealID) {
+        self.deal = deal
+        showsSoldOut = false
+        showsBackSoon = false
+        restocked = false
+    }
+
+    /// SIGHUP brought stock while the sold-out card is on show.
+    func noteRestocked() {
+        restocked = true
     }
 
     /// The state machine of the first card: taken up as it was (shown so long ago,

@@ -133,9 +133,3 @@ struct Effects {
         player?.stop()
     }
 }
-
-func monotonicNanoseconds() -> Int {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec * 1_000_000_000 + t.tv_nsec
-}

@@ -11,189 +11,63 @@ import ScratchX11
 /// writing into an image the server may still be reading (DESIGN.md, The display loop).
 /// On a canvas over 4 million pixels the strokes write their pixels into the image
 /// themselves while it is free (`drawable`), and the repaint only puts them.
+///
+/// The loop keeps its state in parts, each the owner of its own; the loop asks each and
+/// passes each what it needs, and no part reads another's:
+/// - `card`, the card on show (CardOnShow.swift): the card, its canvas and session;
+/// - `dealing`, the next card on its way (CardDealing.swift, CardMaker.swift);
+/// - `store`, the store's side and the outcome log (StoreSide.swift, Store/);
+/// - `kiosk`, kiosk mode's timers, attract band and exit chord (KioskTimers.swift);
+/// - `effects`, the sound and the celebration (Effects.swift);
+/// - `screen` and `changes`, the surface at the monitor's pace and what it does not
+///   show yet (Screen/PacedScreen.swift, ScreenChanges.swift);
+/// - `stats`, the counters for `--stats` (WindowStats.swift).
 final class WindowApp {
-    let options: WindowOptions
-    let display: X11Display
-    let window: X11Window
-    var surface: WindowSurface
-    /// Deals and makes the next cards on a worker thread (CardMaker.swift).
-    let cardMaker: CardMaker
-    let scale: DisplayScale
-    let brush: Brush
+    private let options: WindowOptions
+    private let display: X11Display
+    private let window: X11Window
+    /// Display pixels per point.
+    private let scale: Double
 
-    /// The card on show: as dealt, the engine, its state machine, when it appeared.
-    var card: DealtCard
-    var canvas: ScratchCanvas
-    var session: CardSession
-    var shownAtWallClock = Date().timeIntervalSince1970
-    let outcomeLog: OutcomeLog?
-    /// The store of deals, stock and the card on show, if the window keeps one
-    /// (WindowApp+Store.swift).
-    let storeKeeper: StoreKeeper?
-
-    /// Kiosk mode: the attract band and where it was last drawn; the last touch.
-    var shimmer: Shimmer
-    var shimmerCentre: Double?
-    /// Kiosk mode: the next card was asked for ahead of time, while this one is on show.
-    var triedNextCard = false
-    /// A new card was asked for (`r`, a reset) and is on its way (WindowApp+Dealing.swift).
-    var newCardWanted = false
-    /// After a failed deal, the kiosk's resets wait until then.
-    var retryDealAt = 0.0
-    /// Kiosk mode: when to try the keyboard grab again, while another client holds it.
-    var retryKeyboardAt = 0.0
-    let exitChord: KeyChord?
-    var blankingInhibitor: ScreenBlankingInhibitor?
-    /// Fingers scratching now, each with its own pen (the mouse is pen 0).
-    var fingers: Fingers
-    /// The scratch's sound, the reveal's chime and burst (WindowApp+Sound.swift).
-    var effects: Effects
-    /// When the next animation frame is due, and the pace of frames: the pacer's.
-    var nextFrameAt = 0.0
-    var frameInterval: Double { pacer.animationInterval }
-    /// At most one put per refresh interval (WindowApp+Pacing.swift); what set its rate.
-    var pacer: FramePacer
-    var pacerRateSource: String
-    /// A move or a change of the monitors came: read the refresh rate again.
-    var refreshRateStale = false
-    /// Strokes changed the mask since the last put: a put is wanted.
-    var changesWaiting = false
-    /// The next put waits for a slot of the pacer (for --stats' held_puts).
-    var putHeld = false
-    var lastTouch = monotonicSeconds()
-
-    var recording: [Trace.Record] = []
-    var stats = Stats()
-    var running = true
-    /// Exposed or re-laid-out area still to composite in full.
-    var exposed = PixelRect.empty
-    /// Area the framebuffer already shows as the canvas has it, still to put on screen
-    /// (the first frame of a card drawn straight into it).
-    var drawnNotPut = PixelRect.empty
-    /// When the program started setting up (images, display, window), for `first_frame_ms`.
-    let startedMicroseconds = monotonicMicroseconds()
-
-    /// Counters for `--stats`.
-    struct Stats {
-        var events = 0
-        var repaints = 0
-        var latency = LatencyHistogram()
-        /// Arrival times (µs) of strokes on their way to the screen: composited and put
-        /// (in flight), or not yet composited (waiting).
-        var inFlight: [Int] = []
-        var waiting: [Int] = []
-        /// From the start of set-up to the first put on screen.
-        var firstFrameMicroseconds: Int?
-        /// The longest the loop spent on one wake (events, timers, repaint) before it
-        /// waited again: how long input could go unread.
-        var longestWakeMicroseconds = 0
-        /// How many times the card was laid out again for a new window size.
-        var relayouts = 0
-        /// Puts that waited for the pacer, and the most strokes one put carried.
-        var heldPuts = 0
-        var mostStrokesInAPut = 0
-        /// How often the pace changed because the window's monitor did.
-        var rateChanges = 0
-        /// Where a held put's latency goes: how late after its slot it went (the wake's
-        /// lateness and the work before the put), and from the put to its completion.
-        var slotLateness = LatencyHistogram()
-        var putToShown = LatencyHistogram()
-        var putAt: Int?
-    }
+    private let card: CardOnShow
+    private let dealing: CardDealing
+    private let store: StoreSide
+    /// Nil outside kiosk mode.
+    private let kiosk: KioskTimers?
+    private var effects: Effects
+    private let screen: PacedScreen
+    private var changes = ScreenChanges()
+    private var stats = WindowStats()
+    private var running = true
 
     init(options: WindowOptions) throws(ExitError) {
+        let startedAtWallClock = Date().timeIntervalSince1970, startedAt = monotonicSeconds()
         self.options = options
         var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
-        do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
-            throw ExitError(code: 2, message: "\(error)")
-        }
-        let keeper = try StoreKeeper.open(options: options, deck: dealer.deck, outcomeLog: outcomeLog)
-        storeKeeper = keeper
-        dealer.stock = keeper?.book
-        dealer.pool = keeper?.pool
-        // Fonts for every text of the deck are looked up on a thread of its own: 20,000
-        // texts (a 10,000-card deck) take 2 s, which the first card need not wait for.
-        let deckPath = options.deck
-        if dealer.hasText {
-            let fonts = dealer
-            detachThread { for warning in fonts.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
-        }
-        // The first card is made here, before the window exists: bad input ends the
-        // program with exit code 2 (1 when the installation's own card is damaged). The
-        // next ones are made on the card maker's worker. With a store, it is the card the
-        // store holds as on show, or a deal committed now.
-        if let keeper {
-            card = try keeper.firstCard(dealer: dealer, outcomeLog: outcomeLog)
-        } else {
-            do { card = try dealer.deal() } catch { throw ExitError(code: error.exitCode, message: "\(error)") }
-        }
+        let store = try StoreSide(options: options, deck: dealer.deck)
+        self.store = store
+        store.supply(&dealer)
+        dealer.lookUpFonts(deckPath: options.deck)
+        // The first card is made here, before the window exists. The next ones are made
+        // on the card maker's worker.
+        let dealt = try store.firstCard(dealer: dealer)
 
-        do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
-        guard let layout = display.pixelLayout else {
-            throw ExitError(code: 1, message: display.visualProblem ?? "no visual to draw with")
-        }
-        scale = display.scale(option: options.scale)
-        do { brush = try Brush(radius: options.brushPoints * scale.factor) } catch {
-            throw ExitError(code: 2, message: "--brush: \(error)")
-        }
-        let size = windowSize(kiosk: options.kiosk, screen: display.screenSize, requestedPoints: options.size,
-                              cardPoints: card.images.cover.size, scale: scale.factor)
-        do {
-            window = try X11Window(display: display, size: size, title: options.title)
-            surface = try WindowSurface(window: window, size: size, useSharedMemory: options.useSharedMemory)
-        } catch { throw ExitError(code: 1, message: "\(error)") }
-        // A fresh card with the built-in foil is drawn straight into the window's image:
-        // its first frame is then ready once the canvas is (Card.swift).
-        let images = card.images
-        if keeper?.resumed == nil, let drawn = images.canvas(showingCoverIn: surface.framebuffer, brush: brush) {
-            canvas = drawn
-            drawnNotPut = PixelRect(size: size)
-        } else {
-            do {
-                canvas = try images.canvas(at: size, layout: layout, brush: brush) { filledCover in
-                    keeper?.resumedMask(size: size, images: images, filledCover: filledCover)
-                }
-            } catch {
-                throw ExitError(code: 2, message: "\(error)")
-            }
-        }
+        let opened = try OpenedWindow(options: options, cardPoints: dealt.images.cover.size)
+        (display, window, scale) = (opened.display, opened.window, opened.scale.factor)
+        let drawnStraight: Bool
+        (card, drawnStraight) = try firstCardOnShow(dealt, in: opened, store: store, options: options,
+                                                    shownAtWallClock: store.resumed?.shownAt ?? startedAtWallClock)
         let now = monotonicSeconds()
-        session = keeper?.firstSession(card: card, revealAt: options.revealAtPercent / 100, fraction: canvas.revealedFraction, now: now)
-            ?? CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: now)
-        if session.isRevealed { canvas.revealAll() }
-        if let resumed = keeper?.resumed {
-            shownAtWallClock = resumed.shownAt
-            lastTouch = keeper?.resumedLastTouch(now: now) ?? now
-        }
-        effects = Effects(options: options, brushRadius: brush.radius, scale: scale.factor)
-        cardMaker = CardMaker(dealer: dealer, size: size, layout: layout, brush: brush)
-        shimmer = Shimmer(canvas: size)
-        fingers = Fingers(maximum: options.maxFingers)
-        (pacer, pacerRateSource) = framePacer(maxFPS: options.maxFPS, window: window)
-        window.followMonitorChanges()
-        exitChord = KeyChord(parsing: options.exitChord)
-        if options.kiosk {
-            let method = window.makeFullScreen()
-            window.holdKeyboard()       // taken when the window is mapped
-            window.hideCursor()
-            blankingInhibitor = ScreenBlankingInhibitor(display: display)
-            if options.verbose { log("kiosk: full screen \(method == .windowManager ? "through the window manager" : "without a window manager")") }
-        }
+        let lastTouch = store.resumed == nil ? startedAt : store.resumedLastTouch(now: now) ?? now
+        effects = Effects(options: options, brushRadius: opened.brush.radius, scale: opened.scale.factor)
+        dealing = CardDealing(maker: CardMaker(dealer: dealer, size: opened.size, layout: opened.layout, brush: opened.brush))
+        screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
+        kiosk = options.kiosk
+            ? KioskTimers(options: options, display: display, window: window, canvas: opened.size, lastTouch: lastTouch) : nil
         let touch = window.enableTouch()
-        if options.verbose {
-            log("touch: \(touch ? "XInput 2.2 touch events, up to \(options.maxFingers) fingers" : "none; the pointer only")")
-            let measured = scale.raw == scale.factor ? ""
-                : " (measured \(String(format4: scale.raw)), snapped to the nearest quarter)"
-            log("scale \(scale.factor) from \(scale.source.rawValue)\(measured); brush \(options.brushPoints) pt = \(brush.radius) px")
-            if !display.drawsWithDefaultVisual {
-                log("visual: the default is \(display.defaultVisualDescription); drawing with a \(display.drawingDepth ?? 0)-bit TrueColor visual and a colormap of its own")
-            }
-            log("window \(size), pixel layout \(layout), drawing with \(surface.usesSharedMemory ? "MIT-SHM" : "XPutImage")"
-                + (surface.fallbackReason.map { " (\($0))" } ?? ""))
-            if let config = options.config { log("options from \(config)") }
-            log("at most \(String(format4: pacer.rate)) puts a second (\(pacerRateSource))")
-        }
+        if options.verbose { opened.logSetUp(options: options, touch: touch, screen: screen) }
+        if drawnStraight { changes.drawnStraight(PixelRect(size: opened.size)) }
     }
 
     /// Runs until the user quits; then writes the recording and the stats.
@@ -201,103 +75,112 @@ final class WindowApp {
         // The first repaint composites the whole card (it starts out exposed): once; or,
         // when the card was drawn straight into the framebuffer, only puts it.
         window.map()
-        if drawnNotPut.isEmpty { exposed = PixelRect(size: canvas.size) }
-        emit([.ready(cardID: session.cardID, width: canvas.size.width, height: canvas.size.height, scale: scale.factor,
-                     deal: storeKeeper?.deal, resumed: storeKeeper?.resumed != nil)])
-        if showsSoldOut { emit([.soldOut]) }
+        if changes.nothingDrawnNotPut { changes.expose(PixelRect(size: card.size)) }
+        emit([.ready(cardID: card.id, width: card.size.width, height: card.size.height, scale: scale,
+                     deal: store.deal, resumed: store.resumed != nil)])
+        if store.showsSoldOut { emit([.soldOut]) }
         // A resumed card may have crossed its threshold in strokes saved just before the end.
-        if storeKeeper?.resumed != nil { emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds())) }
+        if store.resumed != nil { emit(card.scratched(now: monotonicSeconds())) }
         let signals = TerminationSignals.install()
         while running {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).
             let now = monotonicSeconds()
-            let wake = [nextWake(now: now), storeKeeper?.flushDue].compactMap { $0 }.min()
+            let wake = [nextWake(now: now), store.flushDue].compactMap { $0 }.min()
             let timeout = wake.map { Swift.max(0, $0 - now) }
-            let events = nextEvents(now: now, timeout: timeout, signals: signals)
+            let events = screen.nextEvents(now: now, timeout: timeout, alsoWaitingOn: [signals, dealing.wakeDescriptor])
             let woke = monotonicMicroseconds()
             for event in events {
-                if mayChangeRefreshRate(event) { refreshRateStale = true }
+                screen.noticed(event)
                 try handle(event)
             }
-            followTheMonitor()
-            collectMadeCard()
+            if let source = screen.followTheMonitor() {
+                stats.counters.rateChanges += 1
+                if options.verbose { log("at most \(String(format4: screen.rate)) puts a second now (\(source))") }
+            }
+            if dealing.collect(kiosk: options.kiosk) { dealNewCard() }
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
-                if signal == SIGHUP, storeKeeper != nil {
-                    reloadDeck()
+                if signal == SIGHUP, store.keepsStore {
+                    if store.reloadDeck(options.deck) {
+                        dealing.dropSpare()     // a sold-out card made before the reload
+                        dealNewCard()
+                    }
                 } else {
                     log("ending on \(TerminationSignals.name(signal))")
                     running = false
                 }
             }
-            if running, surface.canDraw { repaint() }
+            if running, screen.canDraw { repaint() }
             // Strokes due to be saved: after the repaint, so a commit never holds back pixels.
-            storeKeeper?.flushIfDue(now: monotonicSeconds())
-            stats.longestWakeMicroseconds = Swift.max(stats.longestWakeMicroseconds, monotonicMicroseconds() - woke)
+            store.flushIfDue(now: monotonicSeconds())
+            stats.wakeEnded(wokeAt: woke)
         }
-        finishNewCard()
-        logOutcome(quitting: true)
-        sendToPoolAtQuit()
+        // A new card asked for and still on its way is shown, so that the events and the
+        // outcome log tell what the user did (`r`, then `q`).
+        if dealing.waitForWantedCard() { dealNewCard() }
+        dealing.endWanting()
+        // The card on show ends: its outcome to the store, then to the outcome log.
+        store.finish(card.outcome(now: monotonicSeconds(), endedBy: true))
+        store.sendToPoolAtQuit()
         emit([.quit])
         finish()
     }
 
-    func handle(_ event: WindowEvent) throws(ExitError) {
+    private func handle(_ event: WindowEvent) throws(ExitError) {
         switch event {
         case .press(let button, let point, let time) where button == 1:
-            touched()
-            guard session.acceptsScratches else { return }
-            emit(session.pressed())
-            stroke(scratchDown(pen: 0, at: point), serverTime: time)
-            keep(.down(pen: 0, point))
-            record(.down(point))
-        case .motion(let point, let time) where canvas.isPenDown(0):
-            touched()
-            stroke(scratchMove(pen: 0, to: point), serverTime: time)
-            keep(.move(pen: 0, point))
-            record(.move(point))
+            kiosk?.touched()
+            guard card.acceptsScratches else { return }
+            penDown(0, at: point, serverTime: time)
+            card.record(.down(point))
+        case .motion(let point, let time) where card.isPenDown(0):
+            kiosk?.touched()
+            penMove(0, to: point, serverTime: time)
+            card.record(.move(point))
         case .release(let button, _, _) where button == 1:
-            touched()
-            if canvas.isPenDown(0) { record(.up); keep(.up(pen: 0)) }
-            canvas.penUp()
-            scratchUp(pen: 0)
+            kiosk?.touched()
+            if card.isPenDown(0) { card.record(.up); keep(.up(pen: 0)) }
+            card.penUp(0)
+            effects.penUp(0)
         case .expose(let rect):
-            exposed.formUnion(rect)
-        case .resized(let size) where size != canvas.size:
+            changes.expose(rect)
+        case .resized(let size) where size != card.size:
             try relayout(to: size)
         case .touchBegin(let id, let point):
-            touched()
-            guard session.acceptsScratches, let pen = fingers.begin(id) else { return }
-            emit(session.pressed())
-            stroke(scratchDown(pen: pen, at: point))
-            keep(.down(pen: pen, point))
+            kiosk?.touched()
+            guard card.acceptsScratches, let pen = card.fingerDown(id) else { return }
+            penDown(pen, at: point)
         case .touchUpdate(let id, let point):
-            touched()
-            guard let pen = fingers.pen(of: id), canvas.isPenDown(pen) else { return }
-            stroke(scratchMove(pen: pen, to: point))
-            keep(.move(pen: pen, point))
+            kiosk?.touched()
+            guard let pen = card.pen(ofFinger: id), card.isPenDown(pen) else { return }
+            penMove(pen, to: point)
         case .touchEnd(let id, _):
-            touched()
-            if let pen = fingers.end(id) { canvas.penUp(pen: pen); scratchUp(pen: pen); keep(.up(pen: pen)) }
+            kiosk?.touched()
+            if let pen = card.fingerUp(id) { card.penUp(pen); effects.penUp(pen); keep(.up(pen: pen)) }
         case .putCompleted:
             shown()
         case .key, .closeRequested:
-            if options.kiosk { handleKioskKey(event) } else { handleKey(event) }
+            // In kiosk mode every key and the close button are ignored, but the operator's chord.
+            if let kiosk {
+                if kiosk.isExitChord(event) { running = false }
+            } else {
+                handleKey(event)
+            }
         default:
             break
         }
     }
 
-    func handleKey(_ event: WindowEvent) {
+    private func handleKey(_ event: WindowEvent) {
         switch event {
         case .key(.space, _), .key(.enter, _):
-            canvas.allPensUp()
-            emit(session.revealRequested(fraction: canvas.revealedFraction, now: monotonicSeconds()))
+            emit(card.revealRequested(now: monotonicSeconds()))
         case .key(.r, _):
             dealNewCard()
         case .key(.s, _):
-            saveSnapshot()
+            if screen.canDraw { repaint(paced: false) }
+            saveSnapshot(of: screen.framebuffer, in: options.snapshotDirectory ?? ".")
         case .key(.q, _), .key(.escape, _), .closeRequested:
             running = false
         default:
@@ -305,237 +188,161 @@ final class WindowApp {
         }
     }
 
-    /// The gesture, kept only for `--record`: a kiosk running for weeks keeps nothing.
-    func record(_ record: Trace.Record) {
-        if options.record != nil { recording.append(record) }
-    }
-
     /// Where a stroke may paint the pixels it changes at once (a 4K canvas does): the
     /// framebuffer, unless the server may still be reading it.
-    var drawable: Framebuffer? { surface.canDraw ? surface.framebuffer : nil }
+    private var drawable: Framebuffer? { screen.canDraw ? screen.framebuffer : nil }
 
-    /// A pen (0: the mouse; a finger's) touched down at `point`: the stroke's dirty rectangle.
-    func scratchDown(pen: Int, at point: Point) -> PixelRect {
+    /// Pen `pen` (0: the mouse; a finger's) touched down at `point`: the press, the
+    /// stroke, its sound, and its record for the store. `serverTime`: the X event's time.
+    private func penDown(_ pen: Int, at point: Point, serverTime: UInt? = nil) {
+        emit(card.pressed())
         effects.penDown(pen, at: point)
-        return canvas.penDown(at: point, pen: pen, drawingInto: drawable)
+        stroke(card.penDown(pen, at: point, drawingInto: drawable), serverTime: serverTime)
+        keep(.down(pen: pen, point))
     }
 
-    /// The pen moved to `point`: strokes the canvas, and sounds the foil it took.
-    func scratchMove(pen: Int, to point: Point) -> PixelRect {
-        let before = canvas.mask.revealedPixels
-        let dirty = canvas.penMove(to: point, pen: pen, drawingInto: drawable)
-        effects.penMoved(pen, to: point) { canvas.mask.revealedPixels - before }
-        return dirty
-    }
-
-    /// The pen went up: its scratch stops.
-    func scratchUp(pen: Int) {
-        effects.penUp(pen)
-    }
-
-    /// How far the fade is at `now`, if the cover fades, read without moving the session
-    /// on (the repaint owns the fade's end).
-    func fadeShown(at now: Double) -> Double? {
-        if case .fading(let clock) = session.phase { return clock.progress(at: now) }
-        return nil
+    /// The pen moved to `point`: strokes the card, and sounds the foil it took.
+    private func penMove(_ pen: Int, to point: Point, serverTime: UInt? = nil) {
+        let before = card.revealedPixels
+        let dirty = card.penMove(pen, to: point, drawingInto: drawable)
+        effects.penMoved(pen, to: point) { card.revealedPixels - before }
+        stroke(dirty, serverTime: serverTime)
+        keep(.move(pen: pen, point))
     }
 
     /// A stroke went into the mask: count it, and the reveal meter may have news.
     /// `serverTime`: the X event's time, which dates the stroke's arrival when the
     /// pacer left it waiting in the socket (see `arrivalMicroseconds`).
-    func stroke(_ dirty: PixelRect, serverTime: UInt? = nil) {
-        stats.events += 1
-        stats.waiting.append(arrivalMicroseconds(serverTime: serverTime))
+    private func stroke(_ dirty: PixelRect, serverTime: UInt? = nil) {
+        stats.stroke(arrivedAt: arrivalMicroseconds(serverTime: serverTime))
         guard !dirty.isEmpty else { return }
-        changesWaiting = true
-        emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds()))
-        if session.isRevealed { canvas.allPensUp() }
+        changes.stroked()
+        emit(card.scratched(now: monotonicSeconds()))
+        card.liftPensIfRevealed()
+    }
+
+    /// Records a stroke of the card on show for the store.
+    private func keep(_ record: StrokeLog.Record) {
+        store.keep(record, canvas: card.size, brush: card.brush.radius, now: monotonicSeconds())
     }
 
     /// Composites what changed (and what was exposed, or the fade's frame) and puts it
     /// on screen in one put, at the pacer's pace: while it holds the put back, the
     /// changes wait in the mask (and, on a 4K canvas, in the image), and the next wake
     /// (`nextWake`) is at its slot. `paced: false` (a snapshot) puts at once.
-    func repaint(paced: Bool = true) {
+    private func repaint(paced: Bool = true) {
         let now = monotonicSeconds()
-        if paced, !pacer.mayPut(at: now) {
-            if putWanted(now: now) { putHeld = true }
+        if paced, !screen.mayPut(at: now) {
+            if changes.putWanted { screen.holdPut() }
             return
         }
-        var area = canvas.compositeChanges(into: surface.framebuffer).rect
-        changesWaiting = false
-        // Animation frames (the fade, the attract band) come at their own pace, not on
-        // every wake-up: a put's completion must not start the next frame early.
-        let frameDue = now >= nextFrameAt - FramePacer.slack
-        if frameDue { nextFrameAt = pacer.nextAnimationFrame(after: now) }
-        if frameDue, let fade = session.fadeProgress(now: now) {
-            if fade >= 1 {
-                canvas.revealAll()
-                _ = canvas.compositeChanges(into: surface.framebuffer)
-            } else {
-                canvas.composite(PixelRect(size: canvas.size), into: surface.framebuffer, fade: fade)
-            }
-            area = PixelRect(size: canvas.size)
+        let framebuffer = screen.framebuffer
+        // Animation frames (the fade, the attract band, the burst) come at their own pace.
+        let frameDue = screen.frameDue(now: now)
+        var area = changes.composite(card, into: framebuffer, now: now, frameDue: frameDue)
+        if frameDue, let kiosk {
+            area.formUnion(kiosk.drawAttract(over: card.canvas, into: framebuffer, fresh: card.phase == .fresh, shownAt: card.shownAt))
         }
-        if !exposed.isEmpty {
-            canvas.composite(exposed, into: surface.framebuffer)
-            area.formUnion(exposed)
-            exposed = .empty
-        }
-        area.formUnion(drawnNotPut)
-        drawnNotPut = .empty
-        if options.kiosk, frameDue { area.formUnion(drawAttract()) }
-        if frameDue { area.formUnion(effects.drawCelebration(over: canvas, into: surface.framebuffer, fade: fadeShown)) }
+        if frameDue { area.formUnion(effects.drawCelebration(over: card.canvas, into: framebuffer, fade: card.fadeShown)) }
         if area.isEmpty {
-            putHeld = false         // the slot came and nothing was waiting for it
-            stats.waiting.removeAll(keepingCapacity: true)     // strokes that changed nothing
+            screen.dropHeldPut()                // the slot came and nothing was waiting for it
+            stats.strokesChangedNothing()
             return
         }
-        stats.repaints += 1
-        if putHeld {
-            stats.heldPuts += 1
-            if let slot = pacer.lastSlot { stats.slotLateness.record(microseconds: Int((now - slot - pacer.interval) * 1e6)) }
-        }
-        putHeld = false
-        stats.mostStrokesInAPut = Swift.max(stats.mostStrokesInAPut, stats.waiting.count)
-        stats.inFlight.append(contentsOf: stats.waiting)
-        stats.waiting.removeAll(keepingCapacity: true)
-        pacer.didPut(at: now)
-        stats.putAt = monotonicMicroseconds()
-        surface.present(area)
-        if !surface.usesSharedMemory {
+        stats.putting(held: screen.putHeld, slotLateness: screen.slotLateness(at: now))
+        screen.put(area, at: now)
+        if !screen.usesSharedMemory {
             display.sync()          // a plain put is done once the server has answered
             shown()
         }
     }
 
     /// The last put is on screen: every stroke it carried has its latency.
-    func shown() {
-        let now = monotonicMicroseconds()
-        if stats.firstFrameMicroseconds == nil {
-            stats.firstFrameMicroseconds = now - startedMicroseconds
-            effects.prepareChime()
-        }
-        if let putAt = stats.putAt { stats.putToShown.record(microseconds: now - putAt) }
-        stats.putAt = nil
-        for arrival in stats.inFlight { stats.latency.record(microseconds: now - arrival) }
-        stats.inFlight.removeAll(keepingCapacity: true)
+    private func shown() {
+        if stats.shown() { effects.prepareChime() }
     }
 
-    /// A new size: the images re-laid out to fill it, the scratched state carried over.
-    func relayout(to size: PixelSize) throws(ExitError) {
+    /// When the loop must wake without input: a put the pacer held back, the fade's or
+    /// the burst's next frame, the kiosk's timers. Nil: only input wakes it (idle means
+    /// no CPU).
+    private func nextWake(now: Double) -> Double? {
+        let frameWake = { self.screen.frameWake(now: now) }
+        let put = screen.canDraw && changes.putWanted ? screen.earliestPut(at: now) : nil
+        let frame = card.isAnimating || effects.isCelebrating ? frameWake() : nil
+        let timers = kiosk?.nextWake(now: now, kioskSituation(), frameWake: frameWake)
+        return [put, frame, timers].compactMap { $0 }.min()
+    }
+
+    /// A new size: the card laid out again to fill it, the scratched state carried over.
+    private func relayout(to size: PixelSize) throws(ExitError) {
         stats.relayouts += 1
         do {
-            let previous = canvas.mask
-            canvas = try card.images.canvas(at: size, layout: canvas.layout, brush: brush) { _ in previous }
-            try surface.resize(to: size)
+            try card.relayout(to: size)
+            try screen.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
-        if session.isRevealed { canvas.revealAll() }
-        cardMaker.resize(to: size)      // a card made for the old size is re-made
-        triedNextCard = false
-        shimmer = Shimmer(canvas: size)
-        shimmerCentre = nil
-        exposed = PixelRect(size: size)
+        dealing.resize(to: size)        // a card made for the old size is re-made
+        kiosk?.resized(to: size)
+        changes.expose(PixelRect(size: size))
     }
 
-    /// The card on show ends: its record goes to the outcome log, if there is one.
-    func logOutcome(quitting: Bool) {
-        let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock,
-                                     fraction: canvas.revealedFraction, now: monotonicSeconds(), endedBy: quitting)
-        // With a store the outcome is committed there first, once (WindowApp+Store.swift).
-        guard finishInStore(record), let outcomeLog else { return }
-        do { try outcomeLog.append(record) } catch { log("\(error)") }
+    /// `r`, or a kiosk reset: the next card shown now if it is made, else asked for.
+    private func dealNewCard() {
+        if let made = dealing.newCard() { show(made) }
     }
 
-    /// `s`: what the window shows, as a PNG named by the time, written atomically.
-    func saveSnapshot() {
-        if surface.canDraw { repaint(paced: false) }
-        let folder = options.snapshotDirectory ?? "."
-        let path = snapshotPath(in: folder)
-        do {
-            try PNGFile.write(surface.framebuffer.rgbaImage(), to: path)
-            log("saved \(path)")
-        } catch {
-            log("snapshot not saved: \(error)")
+    /// The made card replaces the one on show, once the store has recorded it (the old
+    /// card's outcome and the new deal, committed before the new card's first pixel); the
+    /// old one's record goes to the outcome log before `new-card` is written.
+    private func show(_ made: CardMaker.Made) {
+        let now = monotonicSeconds()
+        let taken = store.take(made, ending: card.outcome(now: now, endedBy: false), onShow: card.dealt.id, now: now)
+        guard dealing.follow(taken) else { return }
+        if case .show(announcingSoldOut: true, _) = taken { emit([.soldOut]) }
+        dealing.cardShown()
+        card.replace(with: made, now: monotonicSeconds())
+        kiosk?.newCardShown()
+        effects.newCardShown()
+        changes.expose(PixelRect(size: card.size))
+        emit([.newCard(cardID: made.card.id, deal: store.deal)])
+    }
+
+    /// Kiosk mode, after each wake: a reset due, or the next card to ask for ahead.
+    private func runTimers(now: Double) {
+        switch kiosk?.due(now: now, kioskSituation()) {
+        case .dealNewCard?: dealNewCard()
+        case .prepareNextCard?: dealing.prepareNextCard()
+        case .nothing?, nil: break
         }
     }
 
-    func finish() {
+    /// What the kiosk's timers go by, from the card on show, the dealing and the store.
+    private func kioskSituation() -> KioskTimers.Situation {
+        KioskTimers.Situation(phase: card.phase, shownAt: card.shownAt, revealedAt: card.revealedAt, penDown: card.isPenDown,
+                              makingACard: dealing.isMaking, retryDealAt: dealing.retryDealAt,
+                              askedForNextCard: dealing.askedForNextCard, showsSoldOut: store.showsSoldOut,
+                              restocked: store.restocked)
+    }
+
+    private func finish() {
         effects.stop()
-        blankingInhibitor?.restore()
-        if let path = options.record {
-            let trace = Trace(canvas: canvas.size, records: [.brush(brush.radius)] + recording)
-            do { try AtomicFile.write(Array(trace.serialized(comment: "recorded by \(versionText)").utf8), to: path) } catch {
-                log("\(error)")
-            }
-        }
+        kiosk?.restoreBlanking()
+        if let path = options.record { card.saveRecording(to: path) }
         if options.stats {
-            let p50 = stats.latency.percentile(0.5).map { "\($0)" } ?? "-"
-            let p99 = stats.latency.percentile(0.99).map { "\($0)" } ?? "-"
-            let line = "events=\(stats.events) repaints=\(stats.repaints) pixels_put=\(surface.pixelsPut)"
-                + " window=\(canvas.size) shm=\(surface.usesSharedMemory)"
-                + " latency_p50_us=\(p50) latency_p99_us=\(p99) revealed=\(String(format4: canvas.revealedFraction))"
-                + " first_frame_ms=\(stats.firstFrameMicroseconds.map { String(format4: Double($0) / 1000) } ?? "-")"
-                + " longest_wake_ms=\(String(format4: Double(stats.longestWakeMicroseconds) / 1000))"
-                + " relayouts=\(stats.relayouts)"
-                + " max_fps=\(String(format4: pacer.rate)) held_puts=\(stats.heldPuts)"
-                + " most_strokes_in_a_put=\(stats.mostStrokesInAPut) rate_changes=\(stats.rateChanges)"
-                + " slot_late_p50_us=\(percentile(stats.slotLateness, 0.5)) slot_late_p99_us=\(percentile(stats.slotLateness, 0.99))"
-                + " put_to_shown_p50_us=\(percentile(stats.putToShown, 0.5)) put_to_shown_p99_us=\(percentile(stats.putToShown, 0.99))"
+            let line = stats.line(pixelsPut: screen.pixelsPut, window: card.size, sharedMemory: screen.usesSharedMemory,
+                                  revealed: card.revealedFraction, maxFPS: screen.rate)
                 + effects.statsFields() + "\n"
             // With --events, stdout is the JSON lines' alone.
             fputs(line, options.events ? stderr : stdout)
         }
     }
 
-    /// A percentile of `histogram` for the stats line, "-" when it is empty.
-    func percentile(_ histogram: LatencyHistogram, _ p: Double) -> String {
-        histogram.percentile(p).map { "\($0)" } ?? "-"
-    }
-
-    /// With `--events`, one JSON line per event on stdout, flushed at once.
-    func emit(_ events: [CardEvent]) {
-        storeKeeper?.noticed(events)
-        effects.react(to: events, of: card, canvas: canvas.size)
+    /// Every batch of card events: the store and the effects hear of them; with
+    /// `--events`, one JSON line per event on stdout, flushed at once.
+    private func emit(_ events: [CardEvent]) {
+        store.noticed(events)
+        effects.react(to: events, of: card.dealt, canvas: card.size)
         guard options.events else { return }
         for event in events { print(event.json) }
         fflush(stdout)
-    }
-}
-
-/// `scratchcard-YYYYMMDD-HHMMSS.png` in `folder`, with `-2`, `-3`… when taken.
-func snapshotPath(in folder: String) -> String {
-    var now = time(nil)
-    var parts = tm()
-    localtime_r(&now, &parts)
-    var buffer = [CChar](repeating: 0, count: 32)
-    let count = strftime(&buffer, buffer.count, "%Y%m%d-%H%M%S", &parts)
-    let stamp = String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    let base = (folder.hasSuffix("/") ? folder : folder + "/") + "scratchcard-\(stamp)"
-    var path = base + ".png", n = 2
-    while access(path, F_OK) == 0 {
-        path = "\(base)-\(n).png"
-        n += 1
-    }
-    return path
-}
-
-func monotonicMicroseconds() -> Int {
-    var t = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &t)
-    return t.tv_sec * 1_000_000 + t.tv_nsec / 1000
-}
-
-func monotonicSeconds() -> Double { Double(monotonicMicroseconds()) / 1e6 }
-
-func log(_ message: String) {
-    fputs("scratchcard: \(message)\n", stderr)
-}
-
-extension String {
-    init(format4 value: Double) {
-        let scaled = Int((value * 10_000).rounded())
-        let fraction = String(scaled % 10_000)
-        self = "\(scaled / 10_000)." + String(repeating: "0", count: 4 - fraction.count) + fraction
     }
 }
