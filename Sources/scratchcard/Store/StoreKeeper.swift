@@ -12,9 +12,9 @@ import ScratchStore
 /// - A deal is committed (card, prize, time, a unique id; the card before it ended, in
 ///   the same transaction) before the card's first pixel is put: at start-up before the
 ///   window maps, later in `StoreSide.take` before the new canvas replaces the old one.
-/// - Strokes are saved in batches: at each pen-up, and `flushInterval` after the first
-///   unsaved record while a pen moves (the loop wakes for it). One commit (one fsync of
-///   the WAL) per batch, never one per event, made on the store's own queue
+/// - Strokes are saved in batches (`StrokeBatch`): at each pen-up, and `flushInterval`
+///   after the first unsaved record while a pen moves (the loop wakes for it). One commit
+///   (one fsync of the WAL) per batch, never one per event, made on the store's own queue
 ///   (`StoreWriter`) so that the loop never waits for the disk while a pen moves.
 /// - The reveal is saved at once, with the strokes before it.
 final class StoreKeeper {
@@ -34,15 +34,9 @@ final class StoreKeeper {
     /// SIGHUP brought stock while the sold-out card is on show: deal as soon as a card is made.
     private(set) var restocked = false
 
-    private var batch = ""
-    private var batchStarted: Double?
-    private var batchCanvas: String?
-    private var lastTouchWallClock = 0.0
+    /// The card on show's strokes waiting to be saved.
+    private var strokes = StrokeBatch()
     private var reportedFailure = false
-
-    /// The longest a stroke waits before it is saved: under the 250 ms promised, with
-    /// room for a pacer's slot and the commit's fsync on a busy disk (tens of ms).
-    static let flushInterval = 0.15
 
     /// The cover of cards without one of their own (`--cover`; nil: the built-in foil).
     let defaultCover: String?
@@ -223,20 +217,11 @@ final class StoreKeeper {
     /// One stroke record of the card on show, on its way to the store.
     func keep(_ record: StrokeLog.Record, canvas: PixelSize, brush: Double, now: Double) {
         guard deal != nil else { return }
-        let tag = StrokeLog.line(.canvas(canvas, brush: brush))
-        if batchCanvas != tag {
-            batch += tag + "\n"
-            batchCanvas = tag
-        }
-        batch += StrokeLog.line(record) + "\n"
-        if batchStarted == nil { batchStarted = now }
-        lastTouchWallClock = Date().timeIntervalSince1970
-        // A pen-up is saved at this wake, after its repaint.
-        if case .up = record { batchStarted = now - Self.flushInterval }
+        strokes.add(record, canvas: canvas, brush: brush, now: now)
     }
 
     /// When the strokes waiting must be saved, if any wait.
-    var flushDue: Double? { batchStarted.map { $0 + Self.flushInterval } }
+    var flushDue: Double? { strokes.due }
 
     func flushIfDue(now: Double) {
         if let due = flushDue, now >= due { flush() }
@@ -244,11 +229,9 @@ final class StoreKeeper {
 
     /// Saves the strokes waiting, in one transaction.
     func flush() {
-        guard !batch.isEmpty, let deal else { return }
-        store.saveStrokesLater(deal, lines: batch, lastTouch: lastTouchWallClock)
-        batch = ""
-        batchStarted = nil
-        batchCanvas = nil
+        guard !strokes.isEmpty, let deal else { return }
+        let lastTouch = strokes.lastTouchWallClock
+        store.saveStrokesLater(deal, lines: strokes.take(), lastTouch: lastTouch)
     }
 
     /// Events of the card on show that the store must know at once: the reveal.
@@ -269,8 +252,6 @@ final class StoreKeeper {
 
     /// Strokes waiting are dropped: their card is ending.
     func dropBatch() {
-        batch = ""
-        batchStarted = nil
-        batchCanvas = nil
+        strokes.drop()
     }
 }
