@@ -77,27 +77,27 @@ final class KioskTimers {
 
     /// When the loop must wake for the kiosk with no input: the keyboard grab's retry,
     /// the attract band's next frame (`frameWake`) or its next sweep, a reset. Nil: none.
-    func nextWake(now: Double, _ card: Situation, frameWake: () -> Double) -> Double? {
+    func nextWake(now: Double, _ situation: Situation, frameWake: () -> Double) -> Double? {
         var wake: Double?
         func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
         if !window.holdsKeyboard { atLatest(retryKeyboardAt) }
-        switch card.phase {
+        switch situation.phase {
         case .fresh:
-            let t = now - card.shownAt
+            let t = now - situation.shownAt
             if shimmer.centre(at: t) != nil || shimmerCentre != nil {
                 atLatest(frameWake())
             } else {
                 let cycle = shimmer.sweep + shimmer.rest
-                atLatest(card.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
+                atLatest(situation.shownAt + ((t / cycle).rounded(.down) + 1) * cycle)
             }
         // While the card maker works, its card wakes the loop: a reset already due must
         // not make it spin meanwhile. Nor while a pen is down: a card in use is never
         // abandoned, and the release (a touch) starts the abandon time over.
-        case .scratching where !card.makingACard && !card.penDown:
-            atLatest(Swift.max(lastTouch + abandonReset, card.retryDealAt))
-        case .done where !card.makingACard && !card.showsSoldOut:
+        case .scratching where !situation.makingACard && !situation.penDown:
+            atLatest(Swift.max(lastTouch + abandonReset, situation.retryDealAt))
+        case .done where !situation.makingACard && !situation.showsSoldOut:
             // First ask for the next card, then wait for the reset.
-            atLatest(card.askedForNextCard ? Swift.max(card.revealedAt + idleReset, card.retryDealAt) : now)
+            atLatest(situation.askedForNextCard ? Swift.max(situation.revealedAt + idleReset, situation.retryDealAt) : now)
         case .scratching, .done, .fading:
             break
         }
@@ -110,17 +110,17 @@ final class KioskTimers {
     /// yet, the reset happens on a later wake, once it is. The keyboard, refused while
     /// another client held it (a window manager busy with its own grab, say), is asked
     /// for again once a second until it is ours.
-    func due(now: Double, _ card: Situation) -> Due {
+    func due(now: Double, _ situation: Situation) -> Due {
         if !window.holdsKeyboard && now >= retryKeyboardAt {
             if !window.holdKeyboard() { retryKeyboardAt = now + 1 }
         }
-        switch card.phase {
-        case .scratching where !card.penDown && now >= Swift.max(lastTouch + abandonReset, card.retryDealAt):
+        switch situation.phase {
+        case .scratching where !situation.penDown && now >= Swift.max(lastTouch + abandonReset, situation.retryDealAt):
             return .dealNewCard
-        case .done where card.showsSoldOut:
+        case .done where situation.showsSoldOut:
             // No resets: a deal only once SIGHUP brought stock (StoreSide.reloadDeck).
-            return card.restocked ? .dealNewCard : .nothing
-        case .done where now >= Swift.max(card.revealedAt + idleReset, card.retryDealAt):
+            return situation.restocked ? .dealNewCard : .nothing
+        case .done where now >= Swift.max(situation.revealedAt + idleReset, situation.retryDealAt):
             return .dealNewCard
         case .done:
             return .prepareNextCard
