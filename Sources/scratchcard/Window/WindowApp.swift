@@ -9,7 +9,7 @@ import CardRules
 /// The window: one thread, one loop. Wait on the X connection (or until the next
 /// animation frame), drain every pending event (a burst of motion becomes strokes into
 /// the mask), then composite what changed and put it on screen in one request, never
-/// writing into an image the server may still be reading (DESIGN.md, The display loop).
+/// writing into an image the server may still be reading (docs/ARCHITECTURE.md, The window's loop).
 /// On a canvas over 4 million pixels the strokes write their pixels into the image
 /// themselves while it is free (`drawable`), and the repaint only puts them.
 ///
