@@ -1,3 +1,5 @@
+@preconcurrency import Glibc
+
 /// A `text/uri-list` (RFC 2483) as dropped or pasted: the local files it names.
 ///
 ///     URIList.localPaths(in: Array("file:///home/ann/My%20photo.jpg\r\n".utf8))
@@ -62,4 +64,11 @@ public enum URIList {
         default: nil
         }
     }
+}
+
+/// This host's name (`gethostname`), as `WM_CLIENT_MACHINE` and file URIs name it.
+func hostName() -> String {
+    var buffer = [CChar](repeating: 0, count: 256)
+    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }

@@ -110,10 +110,3 @@ public enum StartupNotification {
         }
     }
 }
-
-/// This host's name (`gethostname`), as `WM_CLIENT_MACHINE` and file URIs name it.
-func hostName() -> String {
-    var buffer = [CChar](repeating: 0, count: 256)
-    guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-    return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-}

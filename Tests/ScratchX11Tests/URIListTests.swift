@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import ScratchX11
 
@@ -29,5 +30,24 @@ struct URIListTests {
 
     @Test func bareNewlinesAndOrderAreKept() {
         #expect(paths("file:///a\nfile:///b\n") == ["/a", "/b"])
+    }
+}
+
+/// The fuzz target's seeds (and any regressions kept) through the same checks.
+struct URIListFuzzReplayTests {
+    @Test func theFuzzSeedsHoldTheTargetsChecks() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/urilist")
+        var seen = 0
+        for folder in ["corpus", "regressions"] {
+            let dir = root.appendingPathComponent(folder)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
+                let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+                let paths = URIList.localPaths(in: bytes, thisHost: "fuzzhost")
+                #expect(paths.allSatisfy { $0.hasPrefix("/") && !$0.utf8.contains(0) }, "\(name): \(paths)")
+                seen += 1
+            }
+        }
+        #expect(seen >= 3)
     }
 }
