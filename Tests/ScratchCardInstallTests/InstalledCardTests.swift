@@ -15,6 +15,9 @@ func checkBuiltInCardShowsAndScratches(binary: String, in namespace: HiddenFolde
     _ = waitUntil(timeout: 20) { app.eventNames.contains("ready") || !app.process.isRunning }
     try #require(app.eventNames.contains("ready"), "no ready event; stderr: \(app.standardError)")
     let window = try server.scratchcardWindow()
+    // Its icon, from the installed hicolor theme beside the binary: the six drawn sizes.
+    let icons = try server.run("xprop", ["-id", "\(window)", "_NET_WM_ICON"])
+    for n in [16, 24, 32, 48, 64, 128] { #expect(icons.contains("Icon (\(n) x \(n)):"), "no \(n) px icon") }
     let before = try server.capture(window: window)
 
     // It shows a card: the foil's noise and lettering, not a blank window.
