@@ -85,6 +85,21 @@ import XvfbSupport
         #expect(!app.eventNames.contains("new-card"))
     }
 
+    @Test func aKioskIsNoDropTargetButADesktopCardIs() throws {
+        let files = try card(); defer { files.remove() }
+        let server = try Xvfb(width: 320, height: 240); defer { server.stop() }
+        for kiosk in [true, false] {
+            let app = try RunningApp(files.arguments + (kiosk ? ["--kiosk", "--exit-chord", "ctrl+alt+k"] : []),
+                                     environment: server.environment)
+            let window = try server.scratchcardWindow()
+            let aware = try server.run("xprop", ["-id", "\(window)", "XdndAware"])
+            #expect(aware.contains("XdndAware(ATOM) = ") != kiosk, "kiosk \(kiosk): \(aware)")
+            kill(app.pid, SIGTERM)
+            #expect(app.wait() == 0)
+            _ = waitUntil(timeout: 5) { (try? server.run("xdotool", ["search", "--classname", "scratchcard"])) == nil }
+        }
+    }
+
     // MARK: clipboard
 
     /// Ctrl+C, then `xclip -o` of image/png: the PNG's pixels against the window's.
