@@ -312,4 +312,34 @@ import XvfbSupport
         try server.press("q", in: window)
         #expect(app.wait() == 0)
     }
+
+    @Test func aPastedPictureOpensOnceTheStrokesAreSavedAndF11TakesTheScreen() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let grey = RGBA(r: 128, g: 128, b: 128), blue = RGBA(r: 20, g: 60, b: 200)
+        let input = try App.solidPNG(grey, size: PixelSize(width: 300, height: 200), in: folder, name: "first.png")
+        let next = try App.solidPNG(blue, size: PixelSize(width: 300, height: 200), in: folder, name: "copied.png")
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let app = try RunningApp(["doodle", input, "--scale", "1", "--width", "10"], environment: server.environment,
+                                 currentDirectory: folder)
+        let window = try server.scratchcardWindow()
+        _ = try server.waitForPixels(window: window) { $0[150, 50] == grey }
+        try server.drag(window: window, from: (50, 100), through: [(150, 100), (250, 100)])
+        _ = try server.waitForPixels(window: window) { $0[150, 100] != grey }
+
+        let loader = try ClientProcess("xclip", ["-selection", "clipboard", "-t", "image/png", "-i", next], environment: server.environment)
+        #expect(waitUntil(timeout: 10) { !loader.isRunning })
+        try server.press("ctrl+v", in: window)
+        let shown = try server.waitForPixels(window: window, timeout: 10) { $0[150, 50] == blue }
+        #expect(shown[150, 50] == blue && shown[150, 100] == blue)
+        let saved = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasPrefix("first-doodle") }
+        #expect(saved == ["first-doodle.png"], "\(saved)")
+
+        // F11 without a window manager: the screen's size, and back.
+        try server.press("F11", in: window)
+        #expect(waitUntil(timeout: 10) { (try? server.geometry(window: window)).map { $0.width == 640 && $0.height == 480 } ?? false })
+        try server.xdotool("key", "F11")
+        #expect(waitUntil(timeout: 10) { (try? server.geometry(window: window)).map { $0.width == 300 && $0.height == 200 } ?? false })
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+    }
 }
