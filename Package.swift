@@ -40,6 +40,9 @@ let package = Package(
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
 
+        // libzip: the .scratchcard container, read from and written to memory (CardFile only).
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
@@ -54,6 +57,8 @@ let package = Package(
         .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
         // The store: deals, stock, outcomes and the card on show, in SQLite.
         .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore"]),
+        // Card files: the .scratchcard zip container (libzip), its checks, and its deck.
+        .target(name: "CardFile", dependencies: ["CZip", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
@@ -62,7 +67,7 @@ let package = Package(
                 resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
@@ -79,6 +84,7 @@ let package = Package(
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
+        .testTarget(name: "CardFileTests", dependencies: ["CardFile", "ScratchCore"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
