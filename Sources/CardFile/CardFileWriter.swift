@@ -72,7 +72,7 @@ public enum CardFileWriter {
     }
 
     /// A number as JSON: whole numbers without a fraction.
-    static func number(_ value: Double) -> String {
+    public static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : "\(value)"
     }
 

@@ -49,9 +49,9 @@ extension Dealer {
     /// sound, its deck entry (with the stock).
     func dealt(_ card: DeckCard) throws(ImageError) -> DealtCard {
         let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
-                                         prompt: card.coverText ?? coverText, text: card.text)
+                                         prompt: card.coverText ?? coverText, text: card.text, source: source)
         return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
-                         revealSound: Self.revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
+                         revealSound: revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
     }
 
     /// "All prizes have been given away": `--sold-out IMAGE` as both sides, else a text
@@ -168,7 +168,8 @@ final class StoreKeeper {
                     if let card = book?.deck.cards.first(where: { $0.id == held.cardID }) {
                         dealtCard = try dealer.dealt(card)
                     } else {
-                        let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" || held.prize.isEmpty ? nil : held.prize)
+                        let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" || held.prize.isEmpty ? nil : held.prize,
+                                                         source: dealer.source)
                         dealtCard = DealtCard(id: held.cardID, prize: held.prize, images: images)
                     }
                     resumed = held
@@ -413,7 +414,7 @@ extension WindowApp {
             return
         }
         do {
-            let deck = try Deck.load(path: path)
+            let deck = try LoadedDeck.load(path: path, asCardFile: options.openCardFile).deck
             book.replace(deck: deck, dealt: try keeper.store.dealtCounts())
             log("SIGHUP: reloaded the deck \(path) (\(deck.cards.count) cards)")
         } catch {

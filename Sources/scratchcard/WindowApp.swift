@@ -102,9 +102,11 @@ final class WindowApp {
     }
 
     init(options: WindowOptions) throws(ExitError) {
-        self.options = options
         var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        // A card file's own reveal-at, brush and celebrate, where the command line left the default.
+        let options = options.applying(dealer.settings)
+        self.options = options
         do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
