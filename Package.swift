@@ -84,7 +84,9 @@ let package = Package(
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
-        .testTarget(name: "CardFileTests", dependencies: ["CardFile", "ScratchCore"]),
+        // Card files: the container and its bad cases (CardFileSupport builds them byte by byte).
+        .target(name: "CardFileSupport", path: "Tests/CardFileSupport"),
+        .testTarget(name: "CardFileTests", dependencies: ["CardFile", "ScratchCore", "CardFileSupport"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
@@ -103,7 +105,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

@@ -87,8 +87,9 @@ public final class CardContainer: Sendable {
             guard info.size <= UInt64(Self.maximumEntryBytes) else {
                 throw fail("\(label) claims \(info.size) bytes; an entry may have at most \(Self.maximumEntryBytes)")
             }
-            let possible = info.method == 0 ? info.compressedSize : info.compressedSize &* 1032 &+ 64
-            guard info.size <= possible, info.compressedSize <= UInt64(bytes.count) else {
+            // Stored: the sizes agree. Deflated: at most 1032 bytes out for each byte in.
+            let possible = info.method == 0 ? info.size == info.compressedSize : info.size <= info.compressedSize &* 1032 &+ 64
+            guard possible, info.compressedSize <= UInt64(bytes.count) else {
                 throw fail("\(label) claims \(info.size) bytes from \(info.compressedSize) compressed; that cannot be (a zip bomb, or a damaged file)")
             }
             if isFolder {
