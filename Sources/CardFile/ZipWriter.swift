@@ -32,8 +32,9 @@ enum ZipWriter {
         }
         for item in items {
             // A copy libzip owns and frees (freep = 1): it reads the data only at zip_close.
-            let copy = malloc(max(item.bytes.count, 1))!
-            item.bytes.withUnsafeBytes { raw in if raw.count > 0 { memcpy(copy, raw.baseAddress!, raw.count) } }
+            // Nothing for an empty item: libzip takes no buffer of length 0 (it would leak).
+            let copy = item.bytes.isEmpty ? nil : malloc(item.bytes.count)!
+            if let copy { item.bytes.withUnsafeBytes { raw in _ = memcpy(copy, raw.baseAddress!, raw.count) } }
             guard let data = zip_source_buffer(archive, copy, UInt64(item.bytes.count), 1) else {
                 free(copy)
                 throw fail()
