@@ -63,7 +63,7 @@ let package = Package(
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
-                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
+                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons", "mime", "thumbnailers"],
                 resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
