@@ -155,7 +155,8 @@ public final class CardContainer: Sendable {
         if raw.isEmpty { return "has an empty name" }
         if raw.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return "has a control character in its name" }
         guard let name = String(validating: raw, as: UTF8.self) else { return "has a name that is not UTF-8" }
-        if name.contains("\\") { return "has a backslash in its name (card files separate folders with /)" }
+        // Bytes, not String.contains: that one is Foundation's, which the static binary must not link.
+        if raw.contains(UInt8(ascii: "\\")) { return "has a backslash in its name (card files separate folders with /)" }
         if name.hasPrefix("/") { return "has an absolute name (starting with /)" }
         let parts = (name.hasSuffix("/") ? name.dropLast() : Substring(name)).split(separator: "/", omittingEmptySubsequences: false)
         if parts.first.map({ $0.count == 2 && $0.hasSuffix(":") }) == true { return "has an absolute name (a drive letter)" }

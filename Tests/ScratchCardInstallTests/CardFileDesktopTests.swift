@@ -54,7 +54,8 @@ struct CardFileDesktopTests {
             var environment = ["HOME": home, "XDG_DATA_HOME": share, "XDG_DATA_DIRS": "/usr/local/share:/usr/share",
                                "XDG_CONFIG_HOME": home + "/.config", "XDG_CACHE_HOME": home + "/.cache",
                                "XDG_CURRENT_DESKTOP": "GNOME", "PATH": destdir + "/usr/bin:/usr/bin:/bin", "LANG": "C.UTF-8"]
-            environment.merge(display) { _, new in new }
+            // Only the server's display and state folder: the rest is this session's own.
+            for key in ["DISPLAY", "XDG_STATE_HOME"] { environment[key] = display[key] }
             return environment
         }
 
@@ -100,13 +101,12 @@ struct CardFileDesktopTests {
                 return close(shown[shown.size.width / 2, shown.size.height / 2], Self.grey, 2)
             }
             #expect(close(shown[shown.size.width / 2, shown.size.height / 2], Self.grey, 2), "\(opener): not the card's cover")
-            let pid = try server.xdotool("getwindowpid", "\(window)").trimmingCharacters(in: .whitespacesAndNewlines)
-            let commandLine = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
-            #expect(commandLine.contains(desktop.binary) || commandLine.hasPrefix("scratchcard"), "\(commandLine)")
-            #expect(commandLine.contains(file), "\(opener) started \(commandLine)")
+            // The program the opener started: the installed one (this install's own path), on the file.
+            let started = processes(runningFrom: desktop.binary)
+            #expect(started.count == 1 && started.first?.arguments == [file], "\(opener) started \(started)")
             try server.xdotool("mousemove", "--window", "\(window)", "1", "1")
             try server.xdotool("key", "q")
-            #expect(waitUntil(timeout: 10) { kill(pid_t(pid) ?? 0, 0) != 0 }, "ScratchCard did not quit")
+            #expect(waitUntil(timeout: 10) { processes(runningFrom: desktop.binary).isEmpty }, "ScratchCard did not quit")
         }
     }
 
@@ -188,6 +188,19 @@ struct CardFileDesktopTests {
         let dark = { (image: RGBAImage) in stride(from: 0, to: image.bytes.count, by: 4).filter { image.bytes[$0] < 90 }.count }
         #expect(dark(reference) > 200, "the reference has words")
         #expect(abs(dark(inside) - dark(reference)) < dark(reference) / 5, "words: \(dark(inside)) dark pixels inside, \(dark(reference)) outside")
+    }
+}
+
+/// The processes whose program is `binary` (a path unique to one test's install), with
+/// their arguments.
+func processes(runningFrom binary: String) -> [(pid: Int32, arguments: [String])] {
+    let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+    return entries.compactMap { entry in
+        guard let pid = Int32(entry), let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+        let words = data.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+        guard let program = words.first, program == binary || program == "scratchcard",
+              (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) == binary else { return nil }
+        return (pid, Array(words.dropFirst()))
     }
 }
 
