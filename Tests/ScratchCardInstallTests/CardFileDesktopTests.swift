@@ -90,9 +90,12 @@ struct CardFileDesktopTests {
         for (opener, file) in [(["xdg-open"], desktop.card), (["gio", "open"], desktop.renamed)] {
             let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
             let program = try #require(Xvfb.find(opener[0]))
-            let launched = try run(program, Array(opener.dropFirst()) + [file], environment: desktop.environment(display: server.environment),
-                                   timeout: 30)
-            #expect(launched.status == 0, "\(opener): \(launched.err)")
+            // Output to a file, as a session's: the program it starts inherits it, and would
+            // die of SIGPIPE writing to a pipe closed once the opener is done.
+            let log = desktop.home + "/\(opener[0]).log"
+            let status = try launch(program, Array(opener.dropFirst()) + [file], environment: desktop.environment(display: server.environment),
+                                    output: log)
+            #expect(status == 0, "\(opener): \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
             let window = try server.scratchcardWindow(timeout: 30)
             // The card's cover, grey, fills the window (300x200 points at the server's scale).
             var shown = try server.capture(window: window)
@@ -118,7 +121,10 @@ struct CardFileDesktopTests {
         let bus = try SessionBus(environment: environment); defer { bus.stop() }
         environment["DBUS_SESSION_BUS_ADDRESS"] = bus.address
         let gdbus = try #require(Xvfb.find("gdbus"))
-        let monitor = try Watched(gdbus, ["monitor", "--session", "--dest", "org.freedesktop.thumbnails.Thumbnailer1"], environment: environment)
+        // Tumbler sends its signals to the caller alone: a monitor (dbus-monitor becomes one)
+        // sees them, a plain subscriber such as `gdbus monitor` does not.
+        let monitor = try Watched(try #require(Xvfb.find("dbus-monitor")),
+                                  ["--session", "type='signal',interface='org.freedesktop.thumbnails.Thumbnailer1'"], environment: environment)
         defer { monitor.stop() }
         let uri = "file://" + desktop.card
         let queued = try run(gdbus, ["call", "--session", "--dest", "org.freedesktop.thumbnails.Thumbnailer1",
@@ -126,11 +132,13 @@ struct CardFileDesktopTests {
                                      "--method", "org.freedesktop.thumbnails.Thumbnailer1.Queue",
                                      "['\(uri)']", "['application/x-scratchcard']", "normal", "default", "uint32 0"],
                              environment: environment, timeout: 60)
-        #expect(queued.status == 0, "Queue: \(queued.err)")
-        let handle = queued.out.filter(\.isNumber)
+        #expect(queued.status == 0, "Queue: \(queued.out) \(queued.err)")
+        let handle = queued.out.split(separator: " ").dropFirst().first?.filter(\.isNumber) ?? "?"     // "(uint32 7,)"
         // Tumbler runs thumbnailers at idle priority: on a busy machine that takes a while.
-        #expect(waitUntil(timeout: 120) { monitor.text.contains("Ready") || monitor.text.contains("Error") }, "\(monitor.text)")
-        #expect(monitor.text.contains("Thumbnailer1.Ready (uint32 \(handle)") && !monitor.text.contains(".Error"), "\(monitor.text)")
+        #expect(waitUntil(timeout: 120) { monitor.text.contains("member=Finished") }, "\(monitor.text)")
+        let ready = monitor.text.components(separatedBy: "member=Ready").dropFirst().first ?? ""
+        #expect(ready.contains("uint32 \(handle)") && ready.contains("string \"\(uri)\""), "\(monitor.text)")
+        #expect(!monitor.text.contains("member=Error"), "\(monitor.text)")
 
         let uriFile = desktop.home + "/uri.txt"
         try Data(uri.utf8).write(to: URL(fileURLWithPath: uriFile))
@@ -162,15 +170,15 @@ struct CardFileDesktopTests {
         // and the loader's cache read-only, the usr-merged links, a private /proc and /dev,
         // every namespace unshared (no network, no X socket), a clean environment; the input
         // bound read-only, the output folder the only writable place. The program itself is
-        // bound in read-only as the installed /usr/bin/scratchcard.
+        // bound in read-only too, at /app (not /usr/bin: this install is not in the system's /usr).
         var sandbox = ["--ro-bind", "/usr", "/usr", "--ro-bind-try", "/etc/ld.so.cache", "/etc/ld.so.cache",
                          "--ro-bind-try", "/etc/alternatives", "/etc/alternatives"]
         for link in ["lib", "lib64", "bin", "sbin"] { sandbox += ["--symlink", "usr/\(link)", "/\(link)"] }
         sandbox += ["--proc", "/proc", "--dev", "/dev", "--chdir", "/", "--setenv", "GIO_USE_VFS", "local",
                       "--unshare-all", "--die-with-parent", "--clearenv",
                       "--bind", out, "/tmp", "--ro-bind", desktop.foilCard, "/tmp/gnome-desktop-file-to-thumbnail.scratchcard",
-                      "--ro-bind", desktop.binary, "/usr/bin/scratchcard"]
-        let sandboxed = try run(bwrap, sandbox + ["/usr/bin/scratchcard", "thumbnail", "--size", "256",
+                      "--ro-bind", desktop.destdir + "/usr/bin", "/app"]
+        let sandboxed = try run(bwrap, sandbox + ["/app/scratchcard", "thumbnail", "--size", "256",
                                                   "/tmp/gnome-desktop-file-to-thumbnail.scratchcard", "/tmp/gnome-desktop-thumbnailer.png"],
                                 environment: [:], timeout: 60)
         #expect(sandboxed.status == 0, "\(sandboxed.err)")
@@ -189,6 +197,26 @@ struct CardFileDesktopTests {
         #expect(dark(reference) > 200, "the reference has words")
         #expect(abs(dark(inside) - dark(reference)) < dark(reference) / 5, "words: \(dark(inside)) dark pixels inside, \(dark(reference)) outside")
     }
+}
+
+/// Runs `program` to its end with its output (and its children's) going to the file `output`.
+func launch(_ program: String, _ arguments: [String], environment: [String: String], output: String) throws -> Int32 {
+    FileManager.default.createFile(atPath: output, contents: nil)
+    let file = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+    defer { try? file.close() }
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: program)
+    process.arguments = arguments
+    process.environment = environment
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = file
+    process.standardError = file
+    try process.run()
+    let deadline = Date().addingTimeInterval(60)
+    while process.isRunning && Date() < deadline { usleep(10_000) }
+    if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    process.waitUntilExit()
+    return process.terminationStatus
 }
 
 /// The processes whose program is `binary` (a path unique to one test's install), with
@@ -251,14 +279,14 @@ final class SessionBus {
                 guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
                       let close = stat.lastIndex(of: ")") else { continue }
                 let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
-                if fields.count > 1, Int32(fields[1]) == bus { kill(pid, SIGTERM) }
+                if fields.count > 1, Int32(fields[1]) == bus { kill(pid, SIGKILL) }
             }
         }
-        if daemon.isRunning { kill(bus, SIGTERM); daemon.waitUntilExit() }
+        if daemon.isRunning { kill(bus, SIGKILL); daemon.waitUntilExit() }
     }
 }
 
-/// A long-running client whose output is collected as it comes (gdbus monitor).
+/// A long-running client whose output is collected as it comes (dbus-monitor).
 final class Watched {
     private let process = Process()
     private let output = Pipe()
@@ -274,14 +302,15 @@ final class Watched {
         let collected = collected
         output.fileHandleForReading.readabilityHandler = { collected.append($0.availableData) }
         try process.run()
-        // It is listening once it says whom it monitors.
-        _ = waitUntil(timeout: 10) { collected.text.contains("Monitoring") }
+        // It is listening once it says something (dbus-monitor: the name it acquired).
+        _ = waitUntil(timeout: 10) { collected.text.contains("NameAcquired") }
     }
 
     var text: String { collected.text }
 
     func stop() {
-        if process.isRunning { kill(process.processIdentifier, SIGTERM); process.waitUntilExit() }
+        // SIGKILL: a child of the test process may inherit a signal mask that blocks SIGTERM.
+        if process.isRunning { kill(process.processIdentifier, SIGKILL); process.waitUntilExit() }
         output.fileHandleForReading.readabilityHandler = nil
     }
 }
