@@ -8,6 +8,7 @@
 // libzip accepts), and as a recipe for a well-formed container (ZipWriter): the input
 // split at NUL bytes into name, content, name, content... with `mimetype` first, so
 // mutations reach the entry checks, card.json and the entries it names.
+import CardRules
 import ScratchCore
 
 let cardPath = "fuzz.scratchcard"

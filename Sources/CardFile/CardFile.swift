@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CardRules
 import ScratchCore
 
 /// A scratch card (or a deck of them) in one `.scratchcard` file: the container, the deck

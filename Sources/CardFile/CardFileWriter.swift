@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CardRules
 import ScratchCore
 
 /// Packs a deck into a card file: `mimetype` first and stored, then `card.json`

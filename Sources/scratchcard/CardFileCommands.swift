@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import CardArt
 import CardFile
+import CardRules
 import ScratchCore
 import ScratchImage
 

@@ -1,3 +1,4 @@
+import CardRules
 import ScratchCore
 
 /// `scratchcard make`, `info` and `thumbnail`: the card file's commands, as read from

@@ -1,4 +1,5 @@
 import CardFile
+import CardRules
 import ScratchCore
 import ScratchImage
 import ScratchSound

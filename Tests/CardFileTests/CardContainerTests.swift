@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import CardFile
 import CardFileSupport
+import CardRules
 import ScratchCore
 
 /// The container: what `make` writes (layout, methods, the deck back), and every bad

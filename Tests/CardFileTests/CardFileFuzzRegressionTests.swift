@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import CardFile
+import CardRules
 import ScratchCore
 
 /// The card file fuzzer's seeds and regressions (Fuzz/cardfile), replayed as the target

@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import Testing
 import CardFileSupport
+import CardRules
 import ScratchCore
 import ScratchImage
 import XvfbSupport
