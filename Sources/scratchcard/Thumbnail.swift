@@ -17,7 +17,7 @@ func writeThumbnail(size: Int, input: String, output: String) throws(ExitError) 
     let image: RGBAImage
     do { image = try thumbnail(of: card, longerSide: size) } catch { throw ExitError(code: 2, message: "\(error)") }
     let png: [UInt8]
-    do { png = try PNGFile.encode(image) } catch { throw ExitError(code: 2, message: "\(error)") }
+    do { png = try PNGFile.encodeFast(image) } catch { throw ExitError(code: 2, message: "\(error)") }
     try writeInPlace(png, to: output)
 }
 
