@@ -81,6 +81,21 @@ import XvfbSupport
         #expect(app.events.compactMap { $0["card"] as? String }.allSatisfy { $0 == "green" })
     }
 
+    @Test("simulate --deck FILE.scratchcard deals the card file's deck, its stock counted")
+    func simulateCardFile() throws {
+        let card = try SolidCard(cover: Self.grey, prize: Self.gold, size: Self.size); defer { card.remove() }
+        let deck = card.folder.appendingPathComponent("deck.json").path
+        try Data(#"{"cards": [{"id": "gold", "prize": "prize.png", "stock": 2}, {"id": "again", "text": "Try again"}]}"#.utf8)
+            .write(to: URL(fileURLWithPath: deck))
+        let file = card.folder.appendingPathComponent("stock.scratchcard").path
+        try Self.make(["--deck", deck], out: file)
+        let result = try runToExit(["simulate", "--deck", file, "--count", "50", "--seed", "7"])
+        #expect(result.status == 0, "\(result.err)")
+        #expect(result.out.contains("gold") && result.out.contains("again"), "\(result.out)")
+        let goldLine = result.out.split(separator: "\n").first { $0.contains("gold") } ?? ""
+        #expect(goldLine.contains("2"), "stock 2 from the card file: \(goldLine)")
+    }
+
     @Test("make: checks what the window checks, never overwrites without --force, writes nothing on a bad image")
     func makeChecks() throws {
         let card = try SolidCard(cover: Self.grey, prize: Self.gold, size: Self.size); defer { card.remove() }
