@@ -43,7 +43,7 @@ test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
-## One fuzz target for FUZZ_SECONDS (default 600): make fuzz FUZZ=png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo
+## One fuzz target for FUZZ_SECONDS (default 600): make fuzz FUZZ=png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|cardfile
 FUZZ ?= png
 FUZZ_SECONDS ?= 600
 fuzz: deps
@@ -51,7 +51,7 @@ fuzz: deps
 
 ## Every fuzz target in turn, one core.
 fuzz-all: deps
-	for t in png jpeg webp trace config deck replay wav strokes store conninfo; do scripts/fuzz.sh $$t $(FUZZ_SECONDS) || exit 1; done
+	for t in png jpeg webp trace config deck replay wav strokes store conninfo urilist cardfile; do scripts/fuzz.sh $$t $(FUZZ_SECONDS) || exit 1; done
 
 ## A million strokes through the engine (release), resident memory watched.
 soak: deps
@@ -73,6 +73,8 @@ VERSION := $(shell sed -n 's/^let versionText = "scratchcard \(.*\)"/\1/p' Sourc
 INSTALL_BUILD = .build/install
 INSTALL_BIN = $(INSTALL_BUILD)/release/scratchcard
 ICON_SIZES = 16 24 32 48 64 128 256
+# The card file's type icon (share/icons/hicolor/*/mimetypes), MIME package and thumbnailer.
+MIME_ICON = application-x-scratchcard
 bindir = $(PREFIX)/bin
 datadir = $(PREFIX)/share
 root = $(DESTDIR)$(PREFIX)
@@ -89,7 +91,8 @@ install-files:
 	@[ -x $(INSTALL_BIN) ] || { echo "make: build first: make install-build" >&2; exit 2; }
 	install -d "$(root)/bin" "$(root)/share/applications" \
 	  "$(root)/share/man/man1" "$(root)/share/doc/scratchcard/examples" \
-	  "$(root)/share/icons/hicolor/scalable/apps"
+	  "$(root)/share/icons/hicolor/scalable/apps" "$(root)/share/icons/hicolor/scalable/mimetypes" \
+	  "$(root)/share/mime/packages" "$(root)/share/thumbnailers"
 	install -m 755 $(INSTALL_BIN) "$(root)/bin/scratchcard"
 	strip --remove-section=.comment --remove-section=.note "$(root)/bin/scratchcard"
 	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop "$(root)/share/applications/"
@@ -97,6 +100,12 @@ install-files:
 	  install -D -m 644 Assets/icons/scratchcard-$$n.png "$(root)/share/icons/hicolor/$${n}x$$n/apps/scratchcard.png" || exit 1; \
 	done
 	install -m 644 Assets/icons/scratchcard.svg "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg"
+	for n in $(ICON_SIZES); do \
+	  install -D -m 644 Assets/icons/$(MIME_ICON)-$$n.png "$(root)/share/icons/hicolor/$${n}x$$n/mimetypes/$(MIME_ICON).png" || exit 1; \
+	done
+	install -m 644 Assets/icons/$(MIME_ICON).svg "$(root)/share/icons/hicolor/scalable/mimetypes/$(MIME_ICON).svg"
+	install -m 644 Assets/mime/scratchcard.xml "$(root)/share/mime/packages/scratchcard.xml"
+	install -m 644 Assets/thumbnailers/scratchcard.thumbnailer "$(root)/share/thumbnailers/scratchcard.thumbnailer"
 	gzip -9n < docs/scratchcard.1 > "$(root)/share/man/man1/scratchcard.1.gz"
 	chmod 644 "$(root)/share/man/man1/scratchcard.1.gz"
 	for f in xinitrc scratchcard-kiosk.service; do \
@@ -111,12 +120,16 @@ uninstall:
 	  "$(root)/share/applications/scratchcard.desktop" "$(root)/share/applications/scratchcard-doodle.desktop" \
 	  "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg" \
 	  $(foreach n,$(ICON_SIZES),"$(root)/share/icons/hicolor/$(n)x$(n)/apps/scratchcard.png") \
+	  "$(root)/share/icons/hicolor/scalable/mimetypes/$(MIME_ICON).svg" \
+	  $(foreach n,$(ICON_SIZES),"$(root)/share/icons/hicolor/$(n)x$(n)/mimetypes/$(MIME_ICON).png") \
+	  "$(root)/share/mime/packages/scratchcard.xml" "$(root)/share/thumbnailers/scratchcard.thumbnailer" \
 	  "$(root)/share/doc/scratchcard/examples/xinitrc" "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service"
 	rmdir "$(root)/share/doc/scratchcard/examples" "$(root)/share/doc/scratchcard" 2>/dev/null || true
 	@$(MAKE) --no-print-directory refresh-caches
 
 # Into the real system only (empty DESTDIR), as Debian's triggers do: the icon cache
-# where the theme has one (or an index), the desktop database, when the tools exist.
+# where the theme has one (or an index), the desktop database and the MIME database,
+# when the tools exist. (The .deb leaves all three to Debian's triggers.)
 refresh-caches:
 	@if [ -z "$(DESTDIR)" ]; then \
 	  icons="$(datadir)/icons/hicolor"; \
@@ -124,6 +137,8 @@ refresh-caches:
 	    echo "gtk-update-icon-cache $$icons"; gtk-update-icon-cache -q -t -f "$$icons" || true; fi; \
 	  if command -v update-desktop-database >/dev/null && [ -d "$(datadir)/applications" ]; then \
 	    echo "update-desktop-database $(datadir)/applications"; update-desktop-database -q "$(datadir)/applications" || true; fi; \
+	  if command -v update-mime-database >/dev/null && [ -d "$(datadir)/mime/packages" ]; then \
+	    echo "update-mime-database $(datadir)/mime"; update-mime-database "$(datadir)/mime" || true; fi; \
 	fi
 
 ## make deb: scratchcard_VERSION_amd64.deb in .build/deb, from the same install step.

@@ -34,6 +34,8 @@ let package = Package(
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
+        // libzip: the .scratchcard container, read from and written to memory (CardFile only).
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
@@ -65,9 +67,11 @@ let package = Package(
         .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore", "CardRules", "Threads"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore", "CardRules"]),
+        // Card files: the .scratchcard zip container (libzip), its checks, and its deck.
+        .target(name: "CardFile", dependencies: ["CZip", "ScratchCore", "CardRules"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
-                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop"],
+                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "mime", "thumbnailers"],
                 // icons: the window's _NET_WM_ICON in a development build (an installed
                 // one reads the hicolor theme's).
                 resources: [.copy("icon.png"), .copy("icons")]),
@@ -75,7 +79,7 @@ let package = Package(
         // MARK: The executable.
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
-                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt"]),
+                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile"]),
 
         // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
         // cairo + pixman: the engines scratchbench and scalebench compare against, and the
@@ -111,6 +115,9 @@ let package = Package(
         .testTarget(name: "CardRulesTests", dependencies: ["CardRules", "ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "DoodleDocumentTests", dependencies: ["DoodleDocument", "ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
+        // Card files: the container and its bad cases (CardFileSupport builds them byte by byte).
+        .target(name: "CardFileSupport", path: "Tests/CardFileSupport"),
+        .testTarget(name: "CardFileTests", dependencies: ["CardFile", "CardRules", "ScratchCore", "CardFileSupport"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "CardRules", "ScratchCore", "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
@@ -129,7 +136,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist | cardfile (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -94,6 +94,19 @@ case "$name" in
       Sources/ScratchStore/PostgresConnection.swift "Fuzz/$name/main.swift" \
       -L "$out" -lScratchCore $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
     max_len=4096
+    ;;
+  cardfile)
+    # ScratchCore and CardRules as static libraries and modules, then one module of the
+    # card file room (libzip) and ScratchImage (its three decoders) + the target: internal
+    # names of both.
+    rules_library
+    libs="libzip libpng libturbojpeg libwebp libwebpdemux"
+    cflags=($(xcc_flags $libs))
+    swiftc "${flags[@]}" -module-name CardFile -I "$out" -I Sources/CZip -I Sources/CPNG -I Sources/CJPEG -I Sources/CWebP \
+      -I Sources/CInstructions ${cflags[@]+"${cflags[@]}"} \
+      Sources/CardFile/*.swift Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
+      -L "$out" -lCardRules -lScratchCore $(pkg-config --libs $libs) -lm -o "$out/fuzzer"
+    max_len=65536
     ;;
   *) echo "unknown fuzz target $name" >&2; exit 2 ;;
 esac

@@ -27,6 +27,11 @@ packages=(
   alsa-utils   # aplay, speaker-test: to check a kiosk's ALSA device by hand (README, Sound)
   libsqlite3-dev sqlite3   # CSQLite: the kiosk's store; tests: the sqlite3 shell edits a store's version
   libpq-dev   # CLibPQ: the shared prize pool's client (PostgreSQL's libpq)
+  libzip-dev   # CZip: card files (.scratchcard), the zip container read and written in memory
+  shared-mime-info xdg-utils libglib2.0-bin   # tests: update-mime-database, xdg-mime and gio (the card file's type, xdg-open/gio open)
+  tumbler dbus-daemon dbus-bin   # tests: tumbler's D-Bus thumbnailer on a private session bus (dbus-daemon, dbus-monitor)
+  bubblewrap   # tests: the thumbnailer in GNOME's sandbox (bwrap)
+  libgdk-pixbuf2.0-bin   # scripts/cardfile-bench.sh: gdk-pixbuf-thumbnailer, the thumbnail time to beat
   postgresql   # tests, scripts/pool-bench.sh: a private PostgreSQL 15 server (initdb, postgres, pg_isready; psql with its client)
 )
 

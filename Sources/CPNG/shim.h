@@ -16,5 +16,8 @@ static inline png_uint_32 cpng_format_rgb_colormap(void) { return PNG_FORMAT_RGB
 static inline png_uint_32 cpng_format_rgba_colormap(void) { return PNG_FORMAT_RGBA_COLORMAP; }
 static inline png_uint_32 cpng_format_flag_linear(void) { return PNG_FORMAT_FLAG_LINEAR; }
 static inline int cpng_failed(const png_image *image) { return PNG_IMAGE_FAILED(*image); }
+/// The most bytes png_image_write_to_memory can write for `image` (its format and size set).
+static inline png_alloc_size_t cpng_png_size_max(const png_image *image) { return PNG_IMAGE_PNG_SIZE_MAX(*image); }
+static inline png_uint_32 cpng_flag_fast(void) { return PNG_IMAGE_FLAG_FAST; }
 
 #endif

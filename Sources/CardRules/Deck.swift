@@ -187,7 +187,8 @@ public struct Deck: Equatable, Sendable {
         return try deck(from: document, path: path)
     }
 
-    static func deck(from document: JSONValue, path: String) throws(DeckError) -> Deck {
+    /// `files`: where the entries' files are found; nil: beside `path` on disk.
+    static func deck(from document: JSONValue, path: String, files: (any DeckFiles)? = nil) throws(DeckError) -> Deck {
         func fail(_ message: String) -> DeckError { DeckError(path: path, message: message) }
         guard case .object(let top) = document else { throw fail("a deck is a JSON object, not \(document.kindName)") }
         if let unknown = top.keys.sorted().first(where: { $0 != "cards" && $0 != "cover-text" }) {
@@ -200,7 +201,7 @@ public struct Deck: Equatable, Sendable {
             throw fail("\(entries.count) cards; a deck may have at most \(maximumCards)")
         }
 
-        let folder = PathText.folder(of: path)
+        let files = files ?? FolderFiles(folder: PathText.folder(of: path))
         let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate", "text", "subtitle", "color",
                                       "background", "cover-text", "stock"]
         var cards: [DeckCard] = []
@@ -233,8 +234,8 @@ public struct Deck: Equatable, Sendable {
             if let prizeValue = fields["prize"] {
                 guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
                 guard id?.isEmpty == false else { throw entryFail("the prize's file name gives no id; add an \"id\"") }
-                let file = PathText.resolve(prizeText, against: folder)
-                guard isRegularFile(file) else { throw entryFail("prize image \(file) \(problem(file))") }
+                let (file, problem) = files.locate(prizeText)
+                if let problem { throw entryFail("prize image \(file) \(problem)") }
                 prize = file
             }
             guard let id, !id.isEmpty else { throw entryFail("a text card needs an \"id\"") }
@@ -243,8 +244,8 @@ public struct Deck: Equatable, Sendable {
             switch fields["cover"] {
             case nil: cover = nil
             case .string(let text)? where !text.isEmpty:
-                let file = PathText.resolve(text, against: folder)
-                guard isRegularFile(file) else { throw entryFail("cover image \(file) \(problem(file))") }
+                let (file, problem) = files.locate(text)
+                if let problem { throw entryFail("cover image \(file) \(problem)") }
                 cover = file
             case let other?:
                 throw entryFail("cover must be a non-empty string (a file name), not \(other.quoted)")
@@ -255,8 +256,8 @@ public struct Deck: Equatable, Sendable {
             case nil: break
             case .null?: sound = .none
             case .string(let text)? where !text.isEmpty:
-                let file = PathText.resolve(text, against: folder)
-                guard isRegularFile(file) else { throw entryFail("sound file \(file) \(problem(file))") }
+                let (file, problem) = files.locate(text)
+                if let problem { throw entryFail("sound file \(file) \(problem)") }
                 sound = .file(file)
             case let other?:
                 throw entryFail("sound must be a file name or null, not \(other.quoted)")

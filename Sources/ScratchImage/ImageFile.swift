@@ -46,6 +46,14 @@ public enum ImageFile {
         }
     }
 
+    /// Decodes image bytes for a picture whose longer side needs only `longerSide`
+    /// pixels: a JPEG at libjpeg-turbo's smallest scale still that big (1/2, 1/4 or 1/8 of
+    /// its size, decoded so directly), other formats whole.
+    public static func decode(_ bytes: [UInt8], name: String, reducedTo longerSide: Int) throws(ImageError) -> RGBAImage {
+        if ImageFormat(signatureOf: bytes) == .jpeg { return try JPEGFile.decode(bytes, name: name, reducedTo: longerSide) }
+        return try decode(bytes, name: name)
+    }
+
     /// The format `write` uses for `path`: JPEG for a name ending in .jpg or .jpeg (any
     /// case), PNG for any other.
     public static func outputFormat(for path: String) -> ImageFormat {

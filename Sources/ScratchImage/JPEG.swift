@@ -25,8 +25,15 @@ public enum JPEGFile {
         try decode(bytes, name: name, maxPixels: PNGFile.maxPixels)
     }
 
+    /// Decodes at the smallest of libjpeg-turbo's scales (1/8, 1/4, 3/8, 1/2, ... 1)
+    /// whose longer side is still at least `longerSide` pixels: the IDCT makes the smaller
+    /// image directly, much faster than decoding it whole (a thumbnail's decode).
+    public static func decode(_ bytes: [UInt8], name: String, reducedTo longerSide: Int) throws(ImageError) -> RGBAImage {
+        try decode(bytes, name: name, maxPixels: PNGFile.maxPixels, reducedTo: longerSide)
+    }
+
     /// `maxPixels` lowers the pixel limit: the fuzz target's, to stay fast.
-    static func decode(_ bytes: [UInt8], name: String, maxPixels: Int) throws(ImageError) -> RGBAImage {
+    static func decode(_ bytes: [UInt8], name: String, maxPixels: Int, reducedTo longerSide: Int? = nil) throws(ImageError) -> RGBAImage {
         func failure(_ problem: String) -> ImageError { ImageError(path: name, problem: problem) }
         if bytes.count > PNGFile.maxFileBytes {
             throw failure("file is \(bytes.count) bytes; the limit is \(PNGFile.maxFileBytes)")
@@ -66,11 +73,12 @@ public enum JPEGFile {
 
         let cmyk = colourspace == Int32(TJCS_CMYK.rawValue) || colourspace == Int32(TJCS_YCCK.rawValue)
         let format = cmyk ? TJPF_CMYK : TJPF_RGBA
-        let count = w * h * 4
+        let (outW, outH) = longerSide.map { scaledSize(width: w, height: h, longerSide: $0) } ?? (w, h)
+        let count = outW * outH * 4
         var status: Int32 = 0
         var pixels = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             status = bytes.withUnsafeBufferPointer { raw in
-                tjDecompress2(handle, raw.baseAddress, UInt(raw.count), buffer.baseAddress, width, 0, height,
+                tjDecompress2(handle, raw.baseAddress, UInt(raw.count), buffer.baseAddress, Int32(outW), 0, Int32(outH),
                               Int32(format.rawValue), cjpeg_flag_accurate_dct() | cjpeg_flag_limit_scans())
             }
             // On failure nothing is kept; no need to touch (and so commit) the pages.
@@ -89,10 +97,24 @@ public enum JPEGFile {
             }
         }
         if cmyk { convertInvertedCMYKToRGBA(&pixels) }
-        guard let decoded = RGBAImage(size: PixelSize(width: w, height: h), bytes: pixels) else {
+        guard let decoded = RGBAImage(size: PixelSize(width: outW, height: outH), bytes: pixels) else {
             throw failure("decoded to the wrong number of bytes")
         }
         return markers.orientation.apply(to: decoded)
+    }
+
+    /// The size of the smallest scaled decode whose longer side is at least `longerSide`
+    /// (the full size when none is smaller).
+    static func scaledSize(width: Int, height: Int, longerSide: Int) -> (Int, Int) {
+        var count: Int32 = 0
+        guard let factors = tjGetScalingFactors(&count) else { return (width, height) }
+        var best = (width, height)
+        for factor in UnsafeBufferPointer(start: factors, count: Int(count)) where factor.num <= factor.denom {
+            let num = Int(factor.num), denom = Int(factor.denom)
+            let w = (width * num + denom - 1) / denom, h = (height * num + denom - 1) / denom
+            if max(w, h) >= min(longerSide, max(width, height)) && w * h < best.0 * best.1 { best = (w, h) }
+        }
+        return best
     }
 
     /// Encodes an image as a JPEG (`tjCompress2`, 4:2:0, `quality` 1-100). JPEG has no

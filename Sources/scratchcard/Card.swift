@@ -48,18 +48,20 @@ struct CardImages: Sendable {
 
     /// Reads the image files; `prompt` goes on the built-in foil (no `cover`), `text` is
     /// drawn as the prize (over `prize`, if given).
-    static func load(cover: String?, prize: String?, prompt: String? = nil, text: CardText? = nil) throws(ImageError) -> CardImages {
+    /// `source`: where the files are read (a card file's entries, else disk).
+    static func load(cover: String?, prize: String?, prompt: String? = nil, text: CardText? = nil,
+                     source: CardSource = .disk) throws(ImageError) -> CardImages {
         // Both decodes at once, the prize's on another thread: at 4K each is mostly
         // zlib's inflate (or libjpeg's IDCT), and the machine has more than one core. Called at start-up,
         // before the loop runs, and on the card maker's worker, never by the loop.
         let prizeJob = Job { () throws(ImageError) -> CardLayer in
-            let image = try prize.map { path throws(ImageError) in try ImageFile.read(path: path) }
+            let image = try prize.map { path throws(ImageError) in try source.image(path) }
             if let text { return .text(text, background: image) }
             return image.map(CardLayer.image) ?? .builtInPrize
         }
         let coverLayer = Result { () throws(ImageError) -> CardLayer in
             guard let cover else { return .builtInCover(prompt: prompt) }
-            return .image(try ImageFile.read(path: cover))
+            return .image(try source.image(cover))
         }
         let prizeLayer = prizeJob.result()
         return CardImages(cover: try coverLayer.get(), prize: try prizeLayer.get())
@@ -154,14 +156,21 @@ struct Dealer: Sendable {
     var soldOutImage: String?
     /// With a shared pool: the cards are taken from it (Store/StoreKeeper+Pool.swift).
     var pool: PoolLedger?
+    /// Where the deck's images and sounds are read from.
+    let source: CardSource
+    /// A card file's own card options (none for other decks).
+    let settings: CardSettings
 
     init(options: WindowOptions) throws(DeckError) {
-        deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
+        let loaded = try options.deck.map { path throws(DeckError) in try LoadedDeck.load(path: path, asCardFile: options.openCardFile) }
+        deck = loaded?.deck
+        source = loaded?.source ?? .disk
+        settings = loaded?.settings ?? CardSettings()
         cover = options.cover
         prize = options.prize
         coverText = options.coverText
         soldOutImage = options.soldOut
-        if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path) }
+        if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path, source: source) }
     }
 
     /// The most sound files a deck may name (each is decoded at load to check it).
@@ -169,7 +178,7 @@ struct Dealer: Sendable {
 
     /// Every sound file the deck names is decoded once, at load: a bad one ends the
     /// program (exit 2) naming the deck, the card and the file, before any window.
-    static func checkSounds(of deck: Deck, path: String) throws(DeckError) {
+    static func checkSounds(of deck: Deck, path: String, source: CardSource) throws(DeckError) {
         var checked = Set<String>()
         for (index, card) in deck.cards.enumerated() {
             guard case .file(let file) = card.sound, !checked.contains(file) else { continue }
@@ -177,7 +186,7 @@ struct Dealer: Sendable {
                 throw DeckError(path: path, message: "more than \(maximumSoundFiles) different sound files")
             }
             checked.insert(file)
-            do { _ = try WAVFile.load(path: file) } catch {
+            do { _ = try source.sound(file) } catch {
                 throw DeckError(path: path, message: "cards[\(index)] (\"\(card.id)\"): sound \(error)")
             }
         }
@@ -191,13 +200,13 @@ struct Dealer: Sendable {
         guard let deck else {
             let id = prize.map { fileStem($0) } ?? "built-in"
             return DealtCard(id: id, prize: prize ?? "built-in",
-                             images: try CardImages.load(cover: cover, prize: prize, prompt: coverText))
+                             images: try CardImages.load(cover: cover, prize: prize, prompt: coverText, source: source))
         }
         let card = deck.draw()
         let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
-                                         prompt: card.coverText ?? coverText, text: card.text)
+                                         prompt: card.coverText ?? coverText, text: card.text, source: source)
         return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
-                         revealSound: Self.revealSound(card.sound), celebrate: card.celebrate)
+                         revealSound: revealSound(card.sound), celebrate: card.celebrate)
     }
 
     /// True when some card has words of its own (a text card, a cover-text) to check.
@@ -230,11 +239,11 @@ struct Dealer: Sendable {
 
     /// The clip a card's reveal plays: the chime, none, or its WAV file (checked at load;
     /// should it have changed since and no longer decode, the chime).
-    static func revealSound(_ sound: DeckSound) -> RevealSound? {
+    func revealSound(_ sound: DeckSound) -> RevealSound? {
         switch sound {
         case .chime: return .chime
         case .none: return nil
-        case .file(let path): return (try? WAVFile.load(path: path)).map(RevealSound.clip) ?? .chime
+        case .file(let path): return (try? source.sound(path)).map(RevealSound.clip) ?? .chime
         }
     }
 }

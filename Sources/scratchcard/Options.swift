@@ -12,6 +12,8 @@ enum Command: Equatable {
     case stock(StockOptions)
     case simulate(SimulateOptions)
     case pool(PoolCommand)
+    /// `make`, `info`, `thumbnail` (CardFileOptions.swift).
+    case cardFile(CardFileCommand)
     case help(String)
     case version
 }
@@ -34,8 +36,10 @@ struct WindowOptions: Equatable {
     var record: String?
     /// Reveal the whole card once this percentage is scratched; 100 turns it off.
     var revealAtPercent = 60.0
-    /// A folder of PNG prizes or a JSON deck file.
+    /// A folder of PNG prizes, a JSON deck file or a card file.
     var deck: String?
+    /// `scratchcard FILE`: `deck` is a card file, whatever its name.
+    var openCardFile = false
     /// Where `s` saves snapshots (default: the current folder).
     var snapshotDirectory: String?
     /// JSON lines on stdout for a kiosk controller.
@@ -92,7 +96,10 @@ struct UsageError: Error, Equatable, CustomStringConvertible {
 let versionText = "scratchcard 0.1.0"
 
 let windowUsage = """
-    usage: scratchcard [options]
+    usage: scratchcard [options] [FILE.scratchcard]
+           scratchcard make --out FILE.scratchcard [--deck PATH | --prize FILE ...]
+           scratchcard info [--show-prizes] FILE.scratchcard
+           scratchcard thumbnail [--size N] FILE.scratchcard OUT.png
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
            scratchcard log-summary FILE|STORE
            scratchcard stock [--store PATH] [--deck PATH] [--json]
@@ -123,7 +130,9 @@ let windowUsage = """
       --reveal-at PCT  reveal the whole card once PCT percent is scratched (default
                        60; 100 turns it off)
       --deck PATH      draw each card's prize at random from a deck: a folder of
-                       images (.png, .jpg, .jpeg, .webp) or a JSON deck file (see README)
+                       images (.png, .jpg, .jpeg, .webp), a JSON deck file (see README)
+                       or a card file (FILE.scratchcard, made with scratchcard make;
+                       given alone, without --deck, it opens the same way)
       --snapshot-dir DIR  where `s` saves snapshots (default: the current folder)
       --events         write card events as JSON lines on stdout (see README)
       --config FILE    read options from a JSON file (default:
@@ -243,6 +252,7 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }
     if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
     if tokens.first == "pool" { return try parsePool(tokens.dropFirst()) }
+    if ["make", "info", "thumbnail"].contains(tokens.first) { return try parseCardFileCommand(tokens[...]) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
@@ -314,8 +324,14 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--volume": options.volumePercent = try percent(value(), token)
         case "--celebrate": options.celebrate = try onOff(value(), token)
         case "--config": _ = try value()         // read before the rest, in parseCommand
+        case "--": if let file = tokens.popFirst(), tokens.isEmpty { (options.deck, options.openCardFile) = (file, true) } else {
+            throw UsageError(message: "-- is followed by one card file")
+        }
         default:
-            throw UsageError(message: token.hasPrefix("-") ? "unknown option '\(token)'" : "unexpected argument '\(token)'")
+            // `scratchcard FILE.scratchcard`: one card file, opened as a deck is.
+            if token.hasPrefix("-") || token.isEmpty { throw UsageError(message: "unknown option '\(token)'") }
+            if options.openCardFile { throw UsageError(message: "unexpected argument '\(token)' (one card file at a time)") }
+            (options.deck, options.openCardFile) = (token, true)
         }
     }
     return .window(options)

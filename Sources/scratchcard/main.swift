@@ -24,6 +24,8 @@
 //   Commands/              `stock`, `simulate`, `log-summary`, `pool init|deal|stock`, `render`
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
+//   CardSource.swift       decks from card files: images and sounds read from its entries
+//   CardFile*.swift, Thumbnail.swift  `scratchcard make`, `info`, `thumbnail` (Sources/CardFile)
 // The engine (mask, brush, compositor, the card's state machine) lives in ScratchCore;
 // Xlib in ScratchX11; image files (PNG, JPEG, WebP) in ScratchImage.
 @preconcurrency import Glibc
@@ -50,6 +52,8 @@ do {
         try doodle(options)
     case .pool(let command):
         try runPool(command)
+    case .cardFile(let command):
+        try runCardFileCommand(command)
     case .window(let options):
         try WindowApp(options: options).run()
     }

@@ -28,9 +28,20 @@ struct OptionsTests {
         #expect(set.revealAtPercent == 100 && set.events && set.deck == "cards" && set.snapshotDirectory == "/tmp")
     }
 
+    /// `scratchcard FILE`: one card file, opened as a deck is (a stray word used to be an
+    /// error; it is now a card file, refused when it is not one: CardFileAppTests).
+    @Test func cardFileArgument() throws {
+        let one = try window(["gift.scratchcard", "--scale", "2"])
+        #expect(one.deck == "gift.scratchcard" && one.openCardFile && one.scale == 2)
+        let dashed = try window(["--", "-odd name.bin"])
+        #expect(dashed.deck == "-odd name.bin" && dashed.openCardFile)
+        #expect(throws: UsageError.self) { try parseCommand(["a.scratchcard", "b.scratchcard"]) }
+        #expect(throws: UsageError.self) { try parseCommand(["-x.scratchcard"]) }
+    }
+
     @Test("out-of-range and malformed values name the option", arguments: [
         ["--reveal-at", "0"], ["--reveal-at", "101"], ["--brush", "-5"], ["--brush", "1e9"], ["--size", "0x0"],
-        ["--size", "16385x2"], ["--scale", "inf"], ["--deck"], ["--bogus"], ["stray"],
+        ["--size", "16385x2"], ["--scale", "inf"], ["--deck"], ["--bogus"], ["--", "a.scratchcard", "b.scratchcard"],
         ["--max-fps", "0"], ["--max-fps", "0.5"], ["--max-fps", "1001"], ["--max-fps", "60Hz"], ["--max-fps", "nan"],
         ["--max-fps", "-60"], ["--max-fps", ""], ["--max-fps"],
     ])

@@ -30,7 +30,7 @@ struct DebianPackageTests {
         #expect(packaged.contains("/usr/bin/scratchcard"))
         #expect(!packaged.contains { $0.hasPrefix("/usr/share/scratchcard") }, "the built-in card is drawn: no data files")
         let watched = ["/usr/bin", "/usr/share/scratchcard", "/usr/share/applications", "/usr/share/icons/hicolor",
-                       "/usr/share/man/man1", "/usr/share/doc/scratchcard", "/etc"]
+                       "/usr/share/man/man1", "/usr/share/doc/scratchcard", "/etc", "/usr/share/mime", "/usr/share/thumbnailers"]
         let before = listing(watched)
 
         let installed = try run(apt, aptOptions + ["install", deb], environment: environment, timeout: 300)
@@ -38,6 +38,10 @@ struct DebianPackageTests {
         defer { _ = try? run(apt, aptOptions + ["purge", "scratchcard"], environment: environment, timeout: 300) }
         #expect(try run(dpkg, ["-s", "scratchcard"]).out.contains("Status: install ok installed"))
         for path in packaged { #expect(FileManager.default.fileExists(atPath: path), "\(path) not installed") }
+        // The card file's type: the package ships only the shared-mime-info package; Debian's
+        // trigger built the database entry.
+        #expect(packaged.contains("/usr/share/mime/packages/scratchcard.xml") && !packaged.contains { $0.hasPrefix("/usr/share/mime/application") })
+        #expect(FileManager.default.fileExists(atPath: "/usr/share/mime/application/x-scratchcard.xml"), "shared-mime-info's trigger did not run")
 
         // The menu entry's command, found on the PATH as a desktop would, with the Swift
         // toolchain and the checkout's build out of reach.

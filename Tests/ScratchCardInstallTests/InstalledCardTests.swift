@@ -110,8 +110,12 @@ struct InstalledCardTests {
         let destdir = try Checkout.install(prefix: "/opt/card")
         defer { try? FileManager.default.removeItem(atPath: destdir) }
         let installed = try files(under: destdir)
-        // The binary, two menu entries, 7 PNG icons and the SVG, the man page, 2 examples.
-        #expect(installed.contains("opt/card/bin/scratchcard") && installed.count >= 14, "\(installed)")
+        // The binary, two menu entries, 7 PNG icons and the SVG (and as many for the card
+        // file's type), the MIME package, the thumbnailer, the man page, 2 examples.
+        #expect(installed.contains("opt/card/bin/scratchcard") && installed.count >= 24, "\(installed)")
+        #expect(installed.contains("opt/card/share/mime/packages/scratchcard.xml"))
+        #expect(installed.contains("opt/card/share/thumbnailers/scratchcard.thumbnailer"))
+        #expect(installed.contains("opt/card/share/icons/hicolor/48x48/mimetypes/application-x-scratchcard.png"))
         let result = try run("/usr/bin/make", ["-C", Checkout.root, "--no-print-directory", "uninstall", "DESTDIR=\(destdir)", "PREFIX=/opt/card"])
         #expect(result.status == 0, "\(result.err)")
         #expect(try files(under: destdir).isEmpty)

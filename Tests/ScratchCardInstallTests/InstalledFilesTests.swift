@@ -16,7 +16,9 @@ struct InstalledFilesTests {
             #expect(result.status == 0 && result.out.isEmpty && result.err.isEmpty, "\(name): \(result)")
         }
         let main = try DesktopEntry(path: applications + "scratchcard.desktop")
-        #expect(main["Desktop Entry", "Exec"] == "scratchcard")
+        // A card file double-clicked in a file manager opens in it.
+        #expect(main["Desktop Entry", "Exec"] == "scratchcard %f")
+        #expect(main["Desktop Entry", "MimeType"] == "application/x-scratchcard;")
         #expect(main["Desktop Entry", "Icon"] == "scratchcard")
         #expect(main["Desktop Entry", "Actions"] == "doodle;")
         #expect(main["Desktop Action doodle", "Name"] == "Doodle on a picture")
@@ -99,9 +101,18 @@ struct InstalledFilesTests {
             #expect(fresh.size == kept.size && maxDifference(fresh, kept) <= 2,
                     "Assets/icons/\(name) is out of date: swift run assetmaker --icons Assets/icons")
         }
-        let freshSVG = try String(contentsOfFile: folder + "/scratchcard.svg", encoding: .utf8)
-        #expect(freshSVG == (try String(contentsOfFile: committed + "scratchcard.svg", encoding: .utf8)),
-                "Assets/icons/scratchcard.svg is out of date: swift run assetmaker --icons Assets/icons")
+        // The card file's type icon, the same way.
+        for stem in ["scratchcard", "application-x-scratchcard"] {
+            for size in [16, 24, 32, 48, 64, 128, 256] where stem != "scratchcard" {
+                let name = "\(stem)-\(size).png"
+                let fresh = try PNGFile.read(path: folder + "/" + name), kept = try PNGFile.read(path: committed + name)
+                #expect(fresh.size == kept.size && maxDifference(fresh, kept) <= 2,
+                        "Assets/icons/\(name) is out of date: swift run assetmaker --icons Assets/icons")
+            }
+            let freshSVG = try String(contentsOfFile: folder + "/\(stem).svg", encoding: .utf8)
+            #expect(freshSVG == (try String(contentsOfFile: committed + "\(stem).svg", encoding: .utf8)),
+                    "Assets/icons/\(stem).svg is out of date: swift run assetmaker --icons Assets/icons")
+        }
     }
 }
 

@@ -28,7 +28,8 @@ enum Icon {
         return canvas.text
     }
 
-    /// Writes every size and the SVG into `folder` (scratchcard-N.png, scratchcard.svg).
+    /// Writes every size and the SVG into `folder` (scratchcard-N.png, scratchcard.svg), and the
+    /// card file's type icon the same way (application-x-scratchcard-N.png and .svg).
     static func write(into folder: String) throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         for size in sizes {
@@ -39,6 +40,15 @@ enum Icon {
         let path = "\(folder)/scratchcard.svg"
         try Data(svg().utf8).write(to: URL(fileURLWithPath: path))
         print("wrote \(path)")
+        // The card file's type icon, at the same sizes.
+        for size in sizes {
+            let path = "\(folder)/\(MimeIcon.name)-\(size).png"
+            try PNGFile.write(MimeIcon.png(size: size), to: path)
+            print("wrote \(path) (\(size)x\(size))")
+        }
+        let mimePath = "\(folder)/\(MimeIcon.name).svg"
+        try Data(MimeIcon.svg().utf8).write(to: URL(fileURLWithPath: mimePath))
+        print("wrote \(mimePath)")
     }
 
     /// The drawing, in the pixels of a `size` icon: a card, its silver cover scratched

@@ -120,7 +120,7 @@ func poolAddress(_ text: String) throws(ExitError) -> PoolAddress {
 }
 
 func poolDeck(_ path: String) throws(ExitError) -> Deck {
-    do { return try Deck.load(path: path) } catch { throw ExitError(code: 2, message: "\(error)") }
+    do { return try LoadedDeck.load(path: path).deck } catch { throw ExitError(code: 2, message: "\(error)") }
 }
 
 func runPool(_ command: PoolCommand) throws(ExitError) {

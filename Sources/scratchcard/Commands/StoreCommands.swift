@@ -109,7 +109,7 @@ func parseSimulate(_ tokens: ArraySlice<String>, environment: [String: String]) 
 }
 
 func loadDeck(_ path: String) throws(ExitError) -> Deck {
-    do { return try Deck.load(path: path) } catch { throw ExitError(code: 2, message: "\(error)") }
+    do { return try LoadedDeck.load(path: path).deck } catch { throw ExitError(code: 2, message: "\(error)") }
 }
 
 /// `scratchcard stock`: the store's counts per card beside the deck's stock.

@@ -50,9 +50,9 @@ extension Dealer {
     /// sound, its deck entry (with the stock).
     func dealt(_ card: DeckCard) throws(ImageError) -> DealtCard {
         let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
-                                         prompt: card.coverText ?? coverText, text: card.text)
+                                         prompt: card.coverText ?? coverText, text: card.text, source: source)
         return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
-                         revealSound: Self.revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
+                         revealSound: revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
     }
 
     /// "All prizes have been given away": `--sold-out IMAGE` as both sides, else a text

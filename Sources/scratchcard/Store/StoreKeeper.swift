@@ -98,7 +98,8 @@ final class StoreKeeper {
                     if let card = book?.deck.cards.first(where: { $0.id == held.cardID }) {
                         dealtCard = try dealer.dealt(card)
                     } else {
-                        let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" || held.prize.isEmpty ? nil : held.prize)
+                        let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" || held.prize.isEmpty ? nil : held.prize,
+                                                         source: dealer.source)
                         dealtCard = DealtCard(id: held.cardID, prize: held.prize, images: images)
                     }
                     resumed = held

@@ -201,7 +201,9 @@ final class StoreSide {
             return false
         }
         do {
-            let deck = try Deck.load(path: path)
+            // A card file is read again whole (its entries as they are now are those the
+            // dealer reads: see the report's note on SIGHUP with card files).
+            let deck = try LoadedDeck.load(path: path).deck
             book.replace(deck: deck, dealt: try keeper.store.dealtCounts())
             log("SIGHUP: reloaded the deck \(path) (\(deck.cards.count) cards)")
         } catch {

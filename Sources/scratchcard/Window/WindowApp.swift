@@ -46,9 +46,11 @@ final class WindowApp {
     init(options: WindowOptions) throws(ExitError) {
         let startedAtWallClock = Date().timeIntervalSince1970, startedAt = monotonicSeconds()
         _ = launchStartupID         // taken from the environment before any thread starts
-        self.options = options
         var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        // A card file's own reveal-at, brush and celebrate, where the command line left the default.
+        let options = options.applying(dealer.settings)
+        self.options = options
         let store = try StoreSide(options: options, deck: dealer.deck)
         self.store = store
         store.supply(&dealer)

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Card files (BENCHMARKS.md, "Card files"), three figures in one run:
+#   1. first frame (--stats first_frame_ms) of a card of two 4K JPEGs given as a card file
+#      (scratchcard FILE.scratchcard) and as two files (--cover A.jpg --prize B.jpg),
+#      alternated round by round on a private 3840x2160 Xvfb;
+#   2. the 256-pixel thumbnail of that card file (scratchcard thumbnail) against
+#      gdk-pixbuf-thumbnailer on the cover JPEG alone, alternated;
+#   3. thumbnails a second for a folder of 100 card files (one process each, in turn,
+#      as a file manager's thumbnailer runs them).
+#
+# usage: scripts/cardfile-bench.sh [ROUNDS] [BINARY]
+#        ROUNDS defaults to 7; BINARY to the release build (swift build -c release).
+#        Needs xvfb, xdotool, gdk-pixbuf-thumbnailer, and /usr/bin/python3 with GdkPixbuf
+#        (python3-gi, gir1.2-gdkpixbuf-2.0) to make the JPEGs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/lib/xvfb.sh
+rounds=${1:-7}
+bin=${2:-"$(swift build -c release --show-bin-path)/scratchcard"}
+[ -x "$bin" ] || { echo "cardfile-bench: no binary at $bin" >&2; exit 2; }
+work=$(mktemp -d /tmp/cardfile-bench.XXXXXX)
+app_pid=""
+end() {
+  [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null || true
+  stop_xvfb
+  rm -rf "$work"
+}
+trap end EXIT
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+now_ns() { date +%s%N; }
+
+# Two photo-like 4K JPEGs (smooth gradients and fine noise, quality 90), deterministic.
+/usr/bin/python3 - "$work" <<'PY'
+import sys, random
+import gi
+gi.require_version('GdkPixbuf', '2.0')
+from gi.repository import GdkPixbuf, GLib
+w, h = 3840, 2160
+for name, seed, tint in (("cover.jpg", 1, (180, 180, 190)), ("prize.jpg", 2, (230, 150, 40))):
+    rng = random.Random(seed)
+    noise = bytes(rng.randrange(24) for _ in range(4096))
+    rows = []
+    for y in range(h):
+        base = bytes(min(255, int(c * (0.6 + 0.4 * y / h))) for c in tint)
+        row = bytearray(base * w)
+        off = (y * 131) % 3000
+        for x in range(0, w * 3, 3):
+            row[x] = (row[x] + noise[(off + x) % 4096]) & 255
+        rows.append(bytes(row))
+    data = GLib.Bytes.new(b"".join(rows))
+    pixbuf = GdkPixbuf.Pixbuf.new_from_bytes(data, GdkPixbuf.Colorspace.RGB, False, 8, w, h, w * 3)
+    pixbuf.savev(sys.argv[1] + "/" + name, "jpeg", ["quality"], ["90"])
+PY
+"$bin" make --out "$work/card.scratchcard" --cover "$work/cover.jpg" --prize "$work/prize.jpg" >/dev/null
+echo "files cover.jpg=$(stat -c %s "$work/cover.jpg") prize.jpg=$(stat -c %s "$work/prize.jpg") card.scratchcard=$(stat -c %s "$work/card.scratchcard")"
+echo "load_average_before=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
+
+# 1. First frame, alternated.
+start_xvfb 3840x2160
+first_frame() {     # arguments: the program's; prints first_frame_ms
+  "$bin" --stats --sound off --scale 1 "$@" > "$work/stats.txt" 2> "$work/stderr.txt" &
+  app_pid=$!
+  xdotool search --sync --onlyvisible --classname scratchcard >/dev/null
+  sleep 0.5
+  kill -TERM "$app_pid"
+  wait "$app_pid" || { echo "cardfile-bench: $bin failed: $(cat "$work/stderr.txt")" >&2; exit 1; }
+  app_pid=""
+  tr ' ' '\n' < "$work/stats.txt" | sed -n 's/^first_frame_ms=//p'
+}
+for round in $(seq "$rounds"); do
+  a=$(first_frame "$work/card.scratchcard"); echo "$a" >> "$work/ff.card"
+  b=$(first_frame --cover "$work/cover.jpg" --prize "$work/prize.jpg"); echo "$b" >> "$work/ff.files"
+  echo "run round=$round first_frame_ms card_file=$a two_files=$b"
+done
+stop_xvfb
+
+# 2. The 256-pixel thumbnail against gdk-pixbuf-thumbnailer on the cover alone, alternated.
+for round in $(seq "$rounds"); do
+  t0=$(now_ns); "$bin" thumbnail --size 256 "$work/card.scratchcard" "$work/thumb.png"; t1=$(now_ns)
+  gdk-pixbuf-thumbnailer -s 256 "$work/cover.jpg" "$work/pixbuf.png"; t2=$(now_ns)
+  echo $(( (t1 - t0) / 1000000 )) >> "$work/th.ours"; echo $(( (t2 - t1) / 1000000 )) >> "$work/th.pixbuf"
+  echo "run round=$round thumbnail_ms scratchcard=$(( (t1 - t0) / 1000000 )) gdk_pixbuf=$(( (t2 - t1) / 1000000 ))"
+done
+
+# 3. A folder of 100 card files, each its own two 4K JPEGs' card (copies), thumbnailed in turn.
+mkdir "$work/folder"
+for n in $(seq -w 1 100); do cp "$work/card.scratchcard" "$work/folder/card-$n.scratchcard"; done
+t0=$(now_ns)
+for f in "$work"/folder/*.scratchcard; do "$bin" thumbnail --size 256 "$f" "$f.png"; done
+t1=$(now_ns)
+echo "load_average_after=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
+ff_card=$(median < "$work/ff.card"); ff_files=$(median < "$work/ff.files")
+th_ours=$(median < "$work/th.ours"); th_pixbuf=$(median < "$work/th.pixbuf")
+echo "median first_frame_ms card_file=$ff_card two_files=$ff_files ratio=$(awk -v a="$ff_card" -v b="$ff_files" 'BEGIN { printf "%.3f", a / b }')"
+echo "median thumbnail_256_ms scratchcard=$th_ours gdk_pixbuf_thumbnailer_cover_alone=$th_pixbuf ratio=$(awk -v a="$th_ours" -v b="$th_pixbuf" 'BEGIN { printf "%.3f", a / b }')"
+echo "folder of 100 card files: $(( (t1 - t0) / 1000000 )) ms, $(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 / (ns / 1e9) }') thumbnails a second"
