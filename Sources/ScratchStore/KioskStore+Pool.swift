@@ -36,6 +36,7 @@ extension KioskStore {
             if let ending { _ = try queueOutcome(ending.deal, ending.outcome) }
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .optional(card.cover), .real(shownAt)).run()
+            try recordClaim(id, card: card)
             if queued {
                 try connection.prepare("INSERT INTO pool_outbox(deal, kind, card, prize, shown_at) VALUES (?, 'deal', ?, ?, ?)")
                     .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .real(shownAt)).run()

@@ -29,6 +29,9 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         case kiosk
         /// Reading only (`stock`, `log-summary`): never created, never locked, never written.
         case read
+        /// A counter redeeming claims (`redeem`): written beside a running kiosk (SQLite
+        /// orders the writers), never created, never locked, never migrated.
+        case counter
     }
 
     public let path: String
@@ -37,6 +40,9 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     private var lockDescriptor: Int32 = -1
     /// Syncs the WAL after stroke commits (the kiosk's store only).
     let journal: JournalSync?
+    /// Makes the claim of each deal of a claim card, in the deal's transaction
+    /// (Claims+Store.swift); nil: no claims.
+    public var claimIssuer: ClaimIssuer?
 
     /// The schema this program writes.
     public static let schemaVersion = migrations.count
@@ -74,7 +80,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             if held >= 0 { close(held) }
             throw error
         }
-        do {
+        do throws(StoreError) {
             try connection.execute("PRAGMA busy_timeout = 2000")
             if access == .kiosk {
                 // WAL: readers see the last commit while the kiosk writes; FULL: each
@@ -84,6 +90,13 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             }
             try checkIntegrity(full: access == .kiosk)
             if access == .kiosk { try migrate() } else { try checkVersion(allowEmpty: false) }
+            if access == .counter {
+                let version = try connection.integer("PRAGMA user_version")
+                if version < Self.schemaVersion {
+                    throw StoreError(path: path, kind: .other,
+                                     message: "the store is from an older scratchcard (schema \(version)) and holds no claims: start the kiosk once with this version")
+                }
+            }
             try checkSchema()
         } catch {
             unlock()
@@ -267,6 +280,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         CREATE INDEX strokes_by_deal ON strokes(deal);
         """,
         poolOutboxMigration,     // 2: KioskStore+Pool.swift
+        claimsMigration,         // 3: Claims+Store.swift
     ]
 
     // MARK: PrizeLedger
@@ -291,6 +305,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             let id = DealID.random()
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
+            try recordClaim(id, card: card)
             return id
         }
     }
