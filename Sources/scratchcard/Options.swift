@@ -11,6 +11,7 @@ enum Command: Equatable {
     case stock(StockOptions)
     case simulate(SimulateOptions)
     case pool(PoolCommand)
+    case claims(ClaimCommand)
     case help(String)
     case version
 }
@@ -97,6 +98,10 @@ let windowUsage = """
            scratchcard stock [--store PATH] [--deck PATH] [--json]
            scratchcard simulate --deck PATH --count N [--store PATH] [--seed S] [--json]
            scratchcard pool init|deal|stock --pool CONNINFO ...  (see scratchcard pool --help)
+           scratchcard claim-key new FILE
+           scratchcard redeem [CODE] --claim-key FILE (--store PATH | --pool CONNINFO)
+                              [--counter NAME]     (see scratchcard redeem --help)
+           scratchcard claims [--store PATH | --pool CONNINFO] [--json]
            scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
                                     (see scratchcard doodle --help)
 
@@ -238,6 +243,9 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }
     if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
     if tokens.first == "pool" { return try parsePool(tokens.dropFirst()) }
+    if tokens.first == "claim-key" { return try parseClaimKey(tokens.dropFirst()) }
+    if tokens.first == "redeem" { return try parseRedeem(tokens.dropFirst()) }
+    if tokens.first == "claims" { return try parseClaims(tokens.dropFirst(), environment: environment) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {

@@ -16,6 +16,7 @@
 //   StoreWriter.swift      the store behind a queue of its own: commits never hold up the loop
 //   StoreCommands.swift    `stock`, `simulate`, `log-summary` of a store
 //   PoolCommands.swift     `pool init|deal|stock`: the prize pool many kiosks share (PostgreSQL)
+//   ClaimCommands.swift    `claim-key new`, `redeem`, `claims`: claim codes checked at a counter
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Render.swift           `scratchcard render`: a trace replayed with no display
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
@@ -44,6 +45,8 @@ do {
         try doodle(options)
     case .pool(let command):
         try runPool(command)
+    case .claims(let command):
+        try runClaims(command)
     case .window(let options):
         try WindowApp(options: options).run()
     }
