@@ -7,7 +7,7 @@
 /// over GF(32): any one character changed, and any two characters swapped (adjacent or
 /// not), changes the check, so typing slips are told apart from forged codes.
 ///
-/// Reading (`ClaimCode(parsing:)`) forgives what a person does: lower case, spaces and
+/// Reading (`ClaimCode(parsing:)`) forgives what a person does: lower case, white space and
 /// dashes anywhere, `O` for zero and `I`/`L` for one (the alphabet has none of the three).
 /// Pure Swift: no key is needed to read a code or check its check character.
 ///
@@ -61,7 +61,8 @@ public struct ClaimCode: Hashable, Sendable, CustomStringConvertible {
         var values: [UInt8] = []
         values.reserveCapacity(Self.length)
         for (position, byte) in bytes.enumerated() {
-            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\t") { continue }
+            if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "\t")
+                || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") { continue }
             guard let value = Self.value(of: byte) else {
                 throw .badCharacter(Self.shown(input, at: position), position: position + 1)
             }

@@ -69,7 +69,7 @@ struct ClaimCodeTests {
         #expect(throws: ClaimCodeError.wrongLength(found: 0)) { try ClaimCode(parsing: "") }
         #expect(throws: ClaimCodeError.badCharacter("U", position: 3)) { try ClaimCode(parsing: "AbU" + code) }
         #expect(throws: ClaimCodeError.badCharacter("é", position: 1)) { try ClaimCode(parsing: "é") }
-        #expect(throws: ClaimCodeError.badCharacter("U+A", position: 2)) { try ClaimCode(parsing: "A\nB") }
+        #expect(throws: ClaimCodeError.badCharacter("U+7", position: 2)) { try ClaimCode(parsing: "A\u{7}B") }
         #expect(throws: ClaimCodeError.wrongLength(found: 201)) { try ClaimCode(parsing: String(repeating: "A", count: 201)) }
         #expect(ClaimCodeError.checkMismatch.description.contains("check character"))
     }
