@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
         .testTarget(name: "ClaimsTests", dependencies: ["Claims", "QRCode", "ScratchCore", "ScratchImage"]),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
-        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
+        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage", "QRCode", "Claims"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
         .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),

@@ -20,6 +20,8 @@ struct RedeemOptions: Equatable {
     var store: String?
     var pool: String?
     var counter = defaultKioskID()
+    /// With codes from stdin: a last line of counts and latencies (scripts/redeem-bench.sh).
+    var stats = false
 }
 
 let claimKeyUsage = """
@@ -34,13 +36,14 @@ let claimKeyUsage = """
 
 let redeemUsage = """
     usage: scratchcard redeem [CODE] --claim-key FILE (--store PATH | --pool CONNINFO)
-                              [--counter NAME]
+                              [--counter NAME] [--stats]
 
     Checks a claim code and marks its claim redeemed, once, in the kiosk's store or the
     shared pool. Lower case, spaces and dashes are accepted; O is read as 0, I and L as 1.
     Without CODE, reads one code per line from stdin (a barcode scanner typing a code and
     Enter) and answers each line as it would be answered alone. --counter NAME names this
-    counter in the record (default: the host name).
+    counter in the record (default: the host name). --stats (codes from stdin): a last
+    line with the counts by exit status and each answer's latency (p50, p99) and rate.
 
     exit status (one CODE):
       0  valid: <card> dealt <time> at <kiosk> (deal <id>), redeemed now by <counter>
@@ -86,6 +89,7 @@ func parseRedeem(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--store": options.store = try nonEmpty(value(), token)
         case "--pool": options.pool = try nonEmpty(value(), token)
         case "--counter": options.counter = try kioskID(value(), token)
+        case "--stats": options.stats = true
         default:
             guard !token.hasPrefix("--"), options.code == nil else {
                 throw UsageError(message: token.hasPrefix("--") ? "redeem: unknown option '\(token.prefix(40))'" : "redeem takes one CODE (or none: codes from stdin)")
@@ -198,9 +202,24 @@ func redeemCommand(_ options: RedeemOptions) throws(ExitError) {
         if status != 0 { exit(status) }
         return
     }
+    var latencies: [Double] = []
+    var counts: [Int32: Int] = [:]
+    let started = monotonicSeconds()
     while let line = readLine() {
         if line.allSatisfy({ $0 == " " || $0 == "\t" || $0 == "\r" }) { continue }
-        print(try answer(line.filter { $0 != "\r" }, key: key, book: book, counter: options.counter).line)
+        let before = monotonicSeconds()
+        let (text, status) = try answer(line.filter { $0 != "\r" }, key: key, book: book, counter: options.counter)
+        latencies.append(monotonicSeconds() - before)
+        counts[status, default: 0] += 1
+        print(text)
+    }
+    if options.stats {
+        let sorted = latencies.sorted(), elapsed = monotonicSeconds() - started
+        func at(_ q: Double) -> String {
+            sorted.isEmpty ? "0" : String(format4: sorted[Swift.min(sorted.count - 1, Int(Double(sorted.count) * q))] * 1000)
+        }
+        print("redeemed=\(counts[0] ?? 0) already=\(counts[3] ?? 0) invalid=\((counts[4] ?? 0) + (counts[2] ?? 0)) unknown=\(counts[5] ?? 0)"
+              + " redeem_ms_p50=\(at(0.5)) redeem_ms_p99=\(at(0.99)) answers_per_s=\(Int((Double(sorted.count) / Swift.max(elapsed, 1e-9)).rounded()))")
     }
 }
 
