@@ -45,6 +45,9 @@ let package = Package(
         // libqrencode: the QR room turns a claim code into modules.
         .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
 
+        // libcups: the printing room sends claim tickets to a CUPS destination (no .pc file).
+        .systemLibrary(name: "CCups", providers: [.apt(["libcups2-dev"])]),
+
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
@@ -64,6 +67,8 @@ let package = Package(
         .target(name: "Claims", dependencies: ["CCrypto"]),
         // A claim code as a QR code's modules, and as an image.
         .target(name: "QRCode", dependencies: ["CQREncode", "ScratchCore"]),
+        // Claim tickets to a CUPS printer, from a queue of its own.
+        .target(name: "TicketPrinter", dependencies: ["CCups", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
@@ -72,7 +77,7 @@ let package = Package(
                 resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "Claims", "QRCode"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "Claims", "QRCode", "TicketPrinter"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
@@ -108,7 +113,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "Claims"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "Claims", "QRCode", "TicketPrinter"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
