@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CardRules
 import ScratchCore
 
 /// How a ledger makes a deal's claim code: the kiosk's name and, for a card someone

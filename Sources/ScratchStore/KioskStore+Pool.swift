@@ -1,3 +1,4 @@
+import CardRules
 import Foundation
 import ScratchCore
 
@@ -137,6 +138,6 @@ extension DeckCard {
     /// The same card (text, sound, cover text and all) with the pool's stock.
     func withStock(_ stock: Int?) -> DeckCard {
         DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate,
-                 text: text, coverText: coverText, stock: stock)
+                 text: text, coverText: coverText, stock: stock, claim: claim)
     }
 }

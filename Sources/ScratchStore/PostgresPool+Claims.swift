@@ -1,3 +1,4 @@
+import CardRules
 import ScratchCore
 
 /// The pool's claims. Schema 2 adds:

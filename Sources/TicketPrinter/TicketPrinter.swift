@@ -1,7 +1,7 @@
 @preconcurrency import Glibc
 import CCups
 import Dispatch
-import ScratchCore
+import Threads
 
 /// Prints claim tickets on a CUPS destination (`--print-claims PRINTER`) from a queue of
 /// its own: `submit` returns at once, and the kiosk never waits for a printer. Each

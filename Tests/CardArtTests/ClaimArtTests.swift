@@ -3,6 +3,7 @@ import Foundation
 import CardArt
 import Claims
 import QRCode
+import CardRules
 import ScratchCore
 import ScratchImage
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 @testable import Claims
 import QRCode
+import CardRules
 import ScratchCore
 import ScratchImage
 import Testing

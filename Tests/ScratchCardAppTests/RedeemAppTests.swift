@@ -2,6 +2,7 @@ import Foundation
 @preconcurrency import Glibc
 import Claims
 import PostgresSupport
+import CardRules
 import ScratchCore
 import ScratchStore
 import Testing

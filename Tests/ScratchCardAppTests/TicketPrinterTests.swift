@@ -3,6 +3,7 @@ import Claims
 import Foundation
 @preconcurrency import Glibc
 import QRCode
+import CardRules
 import ScratchCore
 import Testing
 import TicketPrinter

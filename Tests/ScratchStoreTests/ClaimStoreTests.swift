@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import CardRules
 import ScratchCore
 import PostgresSupport
 @testable import ScratchStore
