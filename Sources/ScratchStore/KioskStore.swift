@@ -295,6 +295,13 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
 
     public func deal(_ card: DeckCard, shownAt: Double,
                      ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> DealID? {
+        try deal(card, shownAt: shownAt, ending: ending, id: nil)
+    }
+
+    /// `deal`, with the deal's id chosen before (a claim card's code is drawn on its
+    /// prize before the deal is committed; nil: a new random one).
+    public func deal(_ card: DeckCard, shownAt: Double,
+                     ending: (deal: DealID, outcome: OutcomeRecord)?, id chosen: DealID?) throws(StoreError) -> DealID? {
         try connection.transaction { () throws(StoreError) -> DealID? in
             if let stock = card.stock {
                 let dealt = try connection.prepare("SELECT count(*) FROM deals WHERE card = ?")
@@ -303,7 +310,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
                 guard try dealt.step(), dealt.integer(0) < stock else { return nil }
             }
             if let ending { try writeOutcome(ending.deal, ending.outcome) }
-            let id = DealID.random()
+            let id = chosen ?? DealID.random()
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
             try recordClaim(id, card: card)

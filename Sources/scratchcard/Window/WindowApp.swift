@@ -39,6 +39,8 @@ final class WindowApp {
     private let screen: PacedScreen
     private var changes = ScreenChanges()
     private var stats = WindowStats()
+    /// `--print-claims`: a ticket for each claim revealed (ClaimTickets.swift).
+    private let tickets: ClaimTickets?
     private var running = true
 
     init(options: WindowOptions) throws(ExitError) {
@@ -46,7 +48,8 @@ final class WindowApp {
         self.options = options
         var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
-        let store = try StoreSide(options: options, deck: dealer.deck)
+        dealer.claims = try ClaimMaker.load(options: options, deck: dealer.deck)
+        let store = try StoreSide(options: options, deck: dealer.deck, claims: dealer.claims)
         self.store = store
         store.supply(&dealer)
         dealer.lookUpFonts(deckPath: options.deck)
@@ -62,6 +65,7 @@ final class WindowApp {
         let now = monotonicSeconds()
         let lastTouch = store.resumed == nil ? startedAt : store.resumedLastTouch(now: now) ?? now
         effects = Effects(options: options, brushRadius: opened.brush.radius, scale: opened.scale.factor)
+        tickets = ClaimTickets(options: options)
         dealing = CardDealing(maker: CardMaker(dealer: dealer, size: opened.size, layout: opened.layout, brush: opened.brush))
         screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
         kiosk = options.kiosk
@@ -342,8 +346,10 @@ final class WindowApp {
     private func emit(_ events: [CardEvent]) {
         store.noticed(events)
         effects.react(to: events, of: card.dealt, canvas: card.size)
+        for case .revealed in events { tickets?.revealed(card.dealt) }
         guard options.events else { return }
-        for event in events { print(event.json) }
+        // A claim card's `revealed` carries its code; no other line does.
+        for event in events { print(event.json(claim: card.dealt.claim?.code)) }
         fflush(stdout)
     }
 }
