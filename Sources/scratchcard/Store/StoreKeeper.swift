@@ -150,7 +150,8 @@ final class StoreKeeper {
     /// one card is unlimited. The cover recorded is the one shown (nil: the built-in foil).
     func deckCard(of card: DealtCard) -> DeckCard {
         let cover = card.deckCard?.cover ?? defaultCover
-        return DeckCard(id: card.id, prize: card.prize, cover: cover, weight: card.deckCard?.weight ?? 1, stock: card.deckCard?.stock)
+        return DeckCard(id: card.id, prize: card.prize, cover: cover, weight: card.deckCard?.weight ?? 1, stock: card.deckCard?.stock,
+                        claim: card.deckCard?.claim ?? false)
     }
 
     func noteSoldOut() {
