@@ -114,3 +114,41 @@ import XvfbSupport
         #expect(run.status == 2 && run.err.contains("\"bike\" is a claim") && run.err.contains("--claim-key"), "\(run)")
     }
 }
+
+/// `--print-claims` against a private CUPS server with a cups-pdf printer.
+@Suite(.serialized, .enabled(if: CupsServer.unavailable == nil, "\(CupsServer.unavailable ?? "")"))
+struct ClaimTicketKioskTests {
+    @Test("a reveal prints one ticket whose QR decodes to the claim's code; with the printer stopped the kiosk goes on, and the ticket prints when it is enabled")
+    func printsTicket() throws {
+        let promo = try ClaimKioskTests.Promotion()
+        let deck = promo.deck
+        defer { deck.remove() }
+        let cups = try CupsServer()
+        defer { cups.remove() }
+        try cups.start()
+        try cups.setEnabled(false)
+        let server = try Xvfb(width: ClaimKioskTests.size.width, height: ClaimKioskTests.size.height)
+        defer { server.stop() }
+        var environment = server.environment
+        environment["CUPS_SERVER"] = cups.server
+        let kiosk = try RunningApp(deck.kioskArguments(brush: 40, idleReset: 1,
+                                                       extra: ["--claim-key", promo.key, "--kiosk-id", "hall-1", "--print-claims", cups.printer]),
+                                   environment: environment)
+        defer { if kiosk.process.isRunning { kill(kiosk.pid, SIGKILL) } }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { kiosk.cardShown?.card == "bike" })
+        for y in stride(from: 20, through: 380, by: 40) { try server.drag(window: window, from: (0, y), through: [(320, y), (639, y)]) }
+        #expect(waitUntil { kiosk.eventNames.contains("revealed") })
+        let code = try #require(kiosk.events.first { $0["event"] as? String == "revealed" }?["claim"] as? String)
+        // The queue is stopped: the ticket waits there, said on stderr; the kiosk goes on
+        // (its idle reset deals the next card: the sold-out one, the bike's stock being 1).
+        #expect(waitUntil(timeout: 15) { kiosk.standardError.contains("is stopped") }, "\(kiosk.standardError)")
+        #expect(waitUntil(timeout: 15) { kiosk.eventNames.contains("sold-out") })
+        #expect(cups.printed.isEmpty && cups.queuedJobs == 1)
+        try cups.setEnabled(true)
+        #expect(waitUntil(timeout: 60) { cups.printed.count == 1 && cups.queuedJobs == 0 })
+        let printed = try #require(cups.printed.first)
+        #expect(try cups.qrCodes(inPDF: printed) == [code])
+        #expect(!kiosk.standardError.contains(code))
+    }
+}
