@@ -26,6 +26,9 @@ packages=(
   libsqlite3-dev sqlite3   # CSQLite: the kiosk's store; tests: the sqlite3 shell edits a store's version
   libpq-dev   # CLibPQ: the shared prize pool's client (PostgreSQL's libpq)
   postgresql   # tests, scripts/pool-bench.sh: a private PostgreSQL 15 server (initdb, postgres, pg_isready; psql with its client)
+  libssl-dev libqrencode-dev libcups2-dev   # CCrypto (libcrypto: HMAC-SHA256, RAND_bytes), CQREncode (libqrencode), CCups (libcups): claims, their QR codes, printed tickets
+  zbar-tools poppler-utils   # tests only: zbarimg reads QR codes off screenshots and tickets; pdftoppm, pdftotext read the tickets
+  cups cups-client printer-driver-cups-pdf   # tests only: a private cupsd (lpadmin, lpstat, cupsenable, cupsdisable) with a cups-pdf printer
 )
 
 missing=()
