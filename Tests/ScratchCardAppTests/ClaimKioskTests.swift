@@ -106,6 +106,39 @@ import XvfbSupport
         #expect(wrongKey.status == 4, "\(wrongKey)")
     }
 
+    @Test("killed (kill -9) just after the reveal: the card taken up again shows the same code, which the store holds and redeems",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg")))
+    func killedAfterReveal() throws {
+        let promo = try Promotion()
+        let deck = promo.deck
+        defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height)
+        defer { server.stop() }
+        let arguments = deck.kioskArguments(brush: 40, extra: ["--claim-key", promo.key, "--kiosk-id", "hall-1"])
+        let first = try RunningApp(arguments, environment: server.environment)
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { first.cardShown?.card == "bike" })
+        for y in stride(from: 20, through: 380, by: 40) { try server.drag(window: window, from: (0, y), through: [(320, y), (639, y)]) }
+        #expect(waitUntil { first.eventNames.contains("revealed") })
+        let code = try #require(first.events.first { $0["event"] as? String == "revealed" }?["claim"] as? String)
+        kill(first.pid, SIGKILL)
+        first.wait()
+
+        let second = try RunningApp(arguments, environment: server.environment)
+        defer { kill(second.pid, SIGKILL) }
+        let window2 = try server.scratchcardWindow()
+        #expect(waitUntil { second.cardShown?.resumed == true })
+        // Revealed or covered again (a reveal whose commit was lost), the prize carries
+        // the same code: scratched again if need be, it is on the screen.
+        if !(try server.capture(window: window2)[Self.size.width - 2, Self.size.height - 2] == .white) {
+            for y in stride(from: 20, through: 380, by: 40) { try server.drag(window: window2, from: (0, y), through: [(320, y), (639, y)]) }
+        }
+        let screen = try server.waitForPixels(window: window2) { $0[Self.size.width - 2, Self.size.height - 2] == .white }
+        #expect(try Self.zbar(screen, in: deck.folder) == [code])
+        let redeemed = try RedeemAppTests.run(["redeem", code, "--claim-key", promo.key, "--store", deck.store])
+        #expect(redeemed.status == 0, "\(redeemed)")
+    }
+
     @Test("a deck with a claim card and no --claim-key is refused at start (exit 2), naming the card")
     func claimNeedsKey() throws {
         let promo = try Promotion()
