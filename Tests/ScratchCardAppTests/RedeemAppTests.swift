@@ -174,6 +174,37 @@ import Testing
         #expect(wrong.status == 2 && wrong.err.contains("not the pool's"), "\(wrong)")
     }
 
+    @Test("pool deal --claim-key makes a claim for each claim card dealt, as a kiosk does; claims --pool lists them; they redeem",
+          .enabled(if: PostgresServer.unavailable == nil))
+    func poolDealMakesClaims() throws {
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let folder = try App.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let keyPath = folder.appendingPathComponent("promo.key").path
+        _ = try Self.run(["claim-key", "new", keyPath])
+        let deckPath = folder.appendingPathComponent("deck.json").path
+        FileManager.default.createFile(atPath: folder.appendingPathComponent("bike.png").path, contents: Data())
+        FileManager.default.createFile(atPath: folder.appendingPathComponent("thanks.png").path, contents: Data())
+        try #"{"cards": [{"id": "bike", "prize": "bike.png", "stock": 3, "claim": true}, {"id": "thanks", "prize": "thanks.png", "weight": 0.0001}]}"#
+            .write(toFile: deckPath, atomically: false, encoding: .utf8)
+        let pool = ["--pool", server.conninfo]
+        #expect(try Self.run(["pool", "init", "--deck", deckPath, "--claim-key", keyPath] + pool, environment: server.environment).status == 0)
+        let dealt = try Self.run(["pool", "deal", "--deck", deckPath, "--count", "3", "--claim-key", keyPath, "--kiosk-id", "rehearsal"] + pool,
+                                 environment: server.environment)
+        #expect(dealt.status == 0, "\(dealt)")
+        let listed = try Self.run(["claims", "--json"] + pool, environment: server.environment)
+        let claims = listed.out.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        let bikes = dealt.out.split(separator: " ").first { $0.hasPrefix("stocked=") }.map { Int($0.dropFirst(8)) ?? -1 } ?? -1
+        #expect(claims.count == bikes && bikes >= 1, "\(listed.out) \(dealt.out)")
+        #expect(claims.allSatisfy { $0["card"] as? String == "bike" && $0["kiosk"] as? String == "rehearsal" && $0["redeemed"] is NSNull })
+        let code = try #require(claims.first?["code"] as? String)
+        let redeemed = try Self.run(["redeem", code, "--claim-key", keyPath, "--counter", "desk"] + pool, environment: server.environment)
+        #expect(redeemed.status == 0 && redeemed.out.contains("at rehearsal"), "\(redeemed)")
+        let text = try Self.run(["claims"] + pool, environment: server.environment)
+        #expect(text.out.contains("\(code) bike at rehearsal dealt ") && text.out.contains("by desk"), "\(text.out)")
+    }
+
     @Test("a pool of 500 claims redeemed by 8 counters at once, each reading all 500 codes: each claim redeemed exactly once",
           .enabled(if: PostgresServer.unavailable == nil))
     func fiveHundred() throws {
