@@ -72,6 +72,13 @@ import Testing
         #expect(noStore.status == 2)
         let usage = try Self.run(["redeem", "--claim-key", path])
         #expect(usage.status == 2 && usage.err.contains("--store PATH or --pool CONNINFO"))
+        // A pool that cannot be reached: its own status, 6, and a message naming it.
+        chmod(path, 0o600)
+        let validLooking = try ClaimKey(contentsOf: path).code(forDeal: DealID.random().text).grouped
+        let gone = try Self.run(["redeem", validLooking, "--claim-key", path, "--pool", "host=\(folder.path)/nowhere dbname=x user=x"])
+        #expect(gone.status == 6 && gone.err.contains("nowhere"), "\(gone)")
+        let noClaims = try Self.run(["claims", "--store", folder.appendingPathComponent("nowhere.db").path])
+        #expect(noClaims.status == 2 && noClaims.err.contains("no store there"), "\(noClaims)")
     }
 
     @Test("redeem against a store: once (exit 0), then refused with the first time and counter (3); every character changed (4), another key's code (4), an unknown deal (5), stdin answers as alone")
