@@ -36,6 +36,15 @@ let package = Package(
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // libzip: the .scratchcard container, read from and written to memory (CardFile only).
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
+
+        // OpenSSL's libcrypto: the claims room's HMAC-SHA256 and random bytes.
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libqrencode: the QR room turns a claim code into modules.
+        .systemLibrary(name: "CQREncode", pkgConfig: "libqrencode", providers: [.apt(["libqrencode-dev"])]),
+
+        // libcups: the printing room sends claim tickets to a CUPS destination (no .pc file).
+        .systemLibrary(name: "CCups", providers: [.apt(["libcups2-dev"])]),
+
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
@@ -65,6 +74,13 @@ let package = Package(
         // The store: deals, stock, outcomes and the card on show, in SQLite; the shared pool
         // in PostgreSQL. Implements the rules' PrizeLedger and CardOnShowStore.
         .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore", "CardRules", "Threads"]),
+        // Claim codes (pure Swift: alphabet, check character, parsing) and the promotion's
+        // key that makes and checks them (HMAC-SHA256 through CCrypto).
+        .target(name: "Claims", dependencies: ["CCrypto"]),
+        // A claim code as a QR code's modules, and as an image.
+        .target(name: "QRCode", dependencies: ["CQREncode", "ScratchCore"]),
+        // Claim tickets to a CUPS printer, from a queue of its own.
+        .target(name: "TicketPrinter", dependencies: ["CCups", "Threads"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore", "CardRules"]),
         // Card files: the .scratchcard zip container (libzip), its checks, and its deck.
@@ -79,7 +95,7 @@ let package = Package(
         // MARK: The executable.
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
-                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile"]),
+                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "Claims", "QRCode", "TicketPrinter"]),
 
         // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
         // cairo + pixman: the engines scratchbench and scalebench compare against, and the
@@ -118,7 +134,8 @@ let package = Package(
         // Card files: the container and its bad cases (CardFileSupport builds them byte by byte).
         .target(name: "CardFileSupport", path: "Tests/CardFileSupport"),
         .testTarget(name: "CardFileTests", dependencies: ["CardFile", "CardRules", "ScratchCore", "CardFileSupport"]),
-        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage"]),
+        .testTarget(name: "ClaimsTests", dependencies: ["Claims", "QRCode", "ScratchCore", "CardRules", "ScratchImage"]),
+        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage", "QRCode", "Claims"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "CardRules", "ScratchCore", "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
         .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
@@ -136,7 +153,7 @@ let package = Package(
         .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

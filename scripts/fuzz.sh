@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist | cardfile (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist | cardfile | claimcode (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -107,6 +107,11 @@ case "$name" in
       Sources/CardFile/*.swift Sources/ScratchImage/*.swift "Fuzz/$name/main.swift" \
       -L "$out" -lCardRules -lScratchCore $(pkg-config --libs $libs) -lm -o "$out/fuzzer"
     max_len=65536
+    ;;
+  claimcode)
+    # The claims room's pure-Swift code reader (not the key: that one is libcrypto's).
+    swiftc "${flags[@]}" -module-name Claims Sources/Claims/ClaimCode.swift "Fuzz/$name/main.swift" -o "$out/fuzzer"
+    max_len=512
     ;;
   *) echo "unknown fuzz target $name" >&2; exit 2 ;;
 esac

@@ -33,6 +33,9 @@ packages=(
   bubblewrap   # tests: the thumbnailer in GNOME's sandbox (bwrap)
   libgdk-pixbuf2.0-bin   # scripts/cardfile-bench.sh: gdk-pixbuf-thumbnailer, the thumbnail time to beat
   postgresql   # tests, scripts/pool-bench.sh: a private PostgreSQL 15 server (initdb, postgres, pg_isready; psql with its client)
+  libssl-dev libqrencode-dev libcups2-dev   # CCrypto (libcrypto: HMAC-SHA256, RAND_bytes), CQREncode (libqrencode), CCups (libcups): claims, their QR codes, printed tickets
+  zbar-tools poppler-utils   # tests only: zbarimg reads QR codes off screenshots and tickets; pdftoppm, pdftotext read the tickets
+  cups cups-client printer-driver-cups-pdf   # tests only: a private cupsd (lpadmin, lpstat, cupsenable, cupsdisable) with a cups-pdf printer
 )
 
 missing=()

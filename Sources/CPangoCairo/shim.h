@@ -5,6 +5,7 @@
 #define SCRATCHCARD_CPANGOCAIRO_SHIM_H
 
 #include <cairo.h>
+#include <cairo-pdf.h>
 #include <pango/pangocairo.h>
 
 /// PANGO_SCALE as a function: Pango's units per device pixel (1024).

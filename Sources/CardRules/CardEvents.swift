@@ -51,7 +51,10 @@ public enum CardEvent: Equatable, Sendable {
     }
 
     /// One line of JSON, without the newline.
-    public var json: String {
+    public var json: String { json(claim: nil) }
+
+    /// One line of JSON; a `revealed` event of a claim card carries its code (`"claim"`).
+    public func json(claim: String?) -> String {
         var fields: [(String, String)] = [("event", JSONText.quoted(name))]
         switch self {
         case let .ready(cardID, width, height, scale, deal, resumed):
@@ -69,6 +72,7 @@ public enum CardEvent: Equatable, Sendable {
         case let .revealed(cardID, how, fraction, milliseconds):
             fields += [("card", JSONText.quoted(cardID)), ("how", JSONText.quoted(how.rawValue)),
                        ("fraction", Self.fourDecimals(fraction)), ("ms", String(milliseconds))]
+            if let claim { fields.append(("claim", JSONText.quoted(claim))) }
         case .quit, .soldOut:
             break
         }

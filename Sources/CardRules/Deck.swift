@@ -25,10 +25,13 @@ public struct DeckCard: Equatable, Sendable {
     /// How many of this prize exist (`"stock": N`); nil: unlimited. The store counts
     /// what was dealt; an entry with none left is no longer drawn.
     public let stock: Int?
+    /// A prize someone collects (`"claim": true`): its reveal shows a claim code, which a
+    /// counter redeems once (`scratchcard redeem`). Needs the promotion's `--claim-key`.
+    public let claim: Bool
 
     public init(id: String, prize: String?, cover: String? = nil, weight: Double = 1,
                 sound: DeckSound = .chime, celebrate: Bool = true, text: CardText? = nil,
-                coverText: String? = nil, stock: Int? = nil) {
+                coverText: String? = nil, stock: Int? = nil, claim: Bool = false) {
         self.id = id
         self.prize = prize
         self.cover = cover
@@ -38,6 +41,7 @@ public struct DeckCard: Equatable, Sendable {
         self.text = text
         self.coverText = coverText
         self.stock = stock
+        self.claim = claim
     }
 }
 
@@ -70,7 +74,8 @@ public enum DeckSound: Equatable, Sendable {
 /// own) is drawn on the built-in foil in place of "SCRATCH HERE". `sound` names a WAV
 /// file played on the reveal instead of the chime (the same folder rule), `null` for
 /// none; `celebrate: false` leaves out the sparks; `stock` (how many of that prize
-/// exist, a whole number) defaults to unlimited.
+/// exist, a whole number) defaults to unlimited; `claim: true` makes it a prize someone
+/// collects, with a claim code on its reveal (needs `--claim-key`).
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
@@ -203,7 +208,7 @@ public struct Deck: Equatable, Sendable {
 
         let files = files ?? FolderFiles(folder: PathText.folder(of: path))
         let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate", "text", "subtitle", "color",
-                                      "background", "cover-text", "stock"]
+                                      "background", "cover-text", "stock", "claim"]
         var cards: [DeckCard] = []
         cards.reserveCapacity(entries.count)
         var seen: [String: Int] = [:]
@@ -226,7 +231,7 @@ public struct Deck: Equatable, Sendable {
             if let id { label += " (\(JSONText.quoted(id)))" }
 
             if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock)")
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock, claim)")
             }
             let text = try cardText(fields, fail: entryFail)
             if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
@@ -282,6 +287,12 @@ public struct Deck: Equatable, Sendable {
                 stock = Int(value)
             case let other?: throw entryFail("stock must be a whole number from 0 to \(maximumStock), not \(other.quoted)")
             }
+            var claim = false
+            switch fields["claim"] {
+            case nil: break
+            case .bool(let on)?: claim = on
+            case let other?: throw entryFail("claim must be true or false, not \(other.quoted)")
+            }
             total += weight
             guard total.isFinite else { throw entryFail("the weights add up to more than a number can hold") }
 
@@ -292,7 +303,7 @@ public struct Deck: Equatable, Sendable {
                 throw entryFail("cover-text is drawn on the built-in foil, and this card has a cover image of its own")
             }
             cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate, text: text,
-                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock))
+                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock, claim: claim))
         }
         guard let deck = Deck(cards: cards) else {
             throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")

@@ -29,6 +29,9 @@ public struct OutcomeRecord: Equatable, Sendable {
     public var revealMilliseconds: Int?
     /// From appearing to the end.
     public var durationMilliseconds: Int
+    /// The claim code a claim card carried (grouped), when it was revealed: the log's
+    /// `"claim"`.
+    public var claim: String?
 
     public init(shownAt: Double, cardID: String, prize: String, outcome: CardOutcome, how: RevealCause?,
                 fraction: Double, revealMilliseconds: Int?, durationMilliseconds: Int) {
@@ -50,6 +53,7 @@ public struct OutcomeRecord: Equatable, Sendable {
         fields.append(("fraction", PlainDecimal.format((fraction * 10_000).rounded() / 10_000) ?? "null"))
         if let revealMilliseconds { fields.append(("reveal_ms", String(revealMilliseconds))) }
         fields.append(("duration_ms", String(durationMilliseconds)))
+        if let claim { fields.append(("claim", JSONText.quoted(claim))) }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 

@@ -37,6 +37,7 @@ extension KioskStore {
             if let ending { _ = try queueOutcome(ending.deal, ending.outcome) }
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .optional(card.cover), .real(shownAt)).run()
+            try recordClaim(id, card: card)
             if queued {
                 try connection.prepare("INSERT INTO pool_outbox(deal, kind, card, prize, shown_at) VALUES (?, 'deal', ?, ?, ?)")
                     .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .real(shownAt)).run()
@@ -137,6 +138,6 @@ extension DeckCard {
     /// The same card (text, sound, cover text and all) with the pool's stock.
     func withStock(_ stock: Int?) -> DeckCard {
         DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate,
-                 text: text, coverText: coverText, stock: stock)
+                 text: text, coverText: coverText, stock: stock, claim: claim)
     }
 }

@@ -30,6 +30,9 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         case kiosk
         /// Reading only (`stock`, `log-summary`): never created, never locked, never written.
         case read
+        /// A counter redeeming claims (`redeem`): written beside a running kiosk (SQLite
+        /// orders the writers), never created, never locked, never migrated.
+        case counter
     }
 
     public let path: String
@@ -38,6 +41,9 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     private var lockDescriptor: Int32 = -1
     /// Syncs the WAL after stroke commits (the kiosk's store only).
     let journal: JournalSync?
+    /// Makes the claim of each deal of a claim card, in the deal's transaction
+    /// (Claims+Store.swift); nil: no claims.
+    public var claimIssuer: ClaimIssuer?
 
     /// The schema this program writes.
     public static let schemaVersion = migrations.count
@@ -75,7 +81,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             if held >= 0 { close(held) }
             throw error
         }
-        do {
+        do throws(StoreError) {
             try connection.execute("PRAGMA busy_timeout = 2000")
             if access == .kiosk {
                 // WAL: readers see the last commit while the kiosk writes; FULL: each
@@ -85,6 +91,13 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             }
             try checkIntegrity(full: access == .kiosk)
             if access == .kiosk { try migrate() } else { try checkVersion(allowEmpty: false) }
+            if access == .counter {
+                let version = try connection.integer("PRAGMA user_version")
+                if version < Self.schemaVersion {
+                    throw StoreError(path: path, kind: .other,
+                                     message: "the store is from an older scratchcard (schema \(version)) and holds no claims: start the kiosk once with this version")
+                }
+            }
             try checkSchema()
         } catch {
             unlock()
@@ -268,6 +281,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         CREATE INDEX strokes_by_deal ON strokes(deal);
         """,
         poolOutboxMigration,     // 2: KioskStore+Pool.swift
+        claimsMigration,         // 3: Claims+Store.swift
     ]
 
     // MARK: PrizeLedger
@@ -281,6 +295,13 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
 
     public func deal(_ card: DeckCard, shownAt: Double,
                      ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> DealID? {
+        try deal(card, shownAt: shownAt, ending: ending, id: nil)
+    }
+
+    /// `deal`, with the deal's id chosen before (a claim card's code is drawn on its
+    /// prize before the deal is committed; nil: a new random one).
+    public func deal(_ card: DeckCard, shownAt: Double,
+                     ending: (deal: DealID, outcome: OutcomeRecord)?, id chosen: DealID?) throws(StoreError) -> DealID? {
         try connection.transaction { () throws(StoreError) -> DealID? in
             if let stock = card.stock {
                 let dealt = try connection.prepare("SELECT count(*) FROM deals WHERE card = ?")
@@ -289,9 +310,10 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
                 guard try dealt.step(), dealt.integer(0) < stock else { return nil }
             }
             if let ending { try writeOutcome(ending.deal, ending.outcome) }
-            let id = DealID.random()
+            let id = chosen ?? DealID.random()
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
+            try recordClaim(id, card: card)
             return id
         }
     }

@@ -283,7 +283,11 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
             for entry in entries {
                 switch entry.kind {
                 case let .deal(cardID, prize, shownAt):
-                    try pool.sendOfflineDeal(entry.deal, cardID: cardID, prize: prize, shownAt: shownAt)
+                    let claim: String?
+                    do { claim = try local.run { store throws(StoreError) -> String? in try store.claimCode(forDeal: entry.deal) } } catch {
+                        throw PoolError(.statement, "\(error)")
+                    }
+                    try pool.sendOfflineDeal(entry.deal, cardID: cardID, prize: prize, shownAt: shownAt, claim: claim)
                 case .outcome(let outcome):
                     try pool.sendOutcome(entry.deal, outcome)
                 case .void:

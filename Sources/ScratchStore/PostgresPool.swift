@@ -41,7 +41,7 @@ import ScratchCore
 /// kiosk's deck calls it unlimited. A stocked card the pool does not know is never dealt.
 public final class PostgresPool {
     /// The schema this program writes and reads.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     public let address: PoolAddress
     public let kioskID: String
@@ -69,9 +69,14 @@ public final class PostgresPool {
     private var kioskIDHeld = false
     /// True once the schema was checked on the connection open now.
     private var schemaChecked = false
+    /// The fingerprint of the kiosk's claim key: checked against the pool's at connect
+    /// (PostgresPool+Claims.swift); nil: the kiosk makes no claims.
+    public var claimKeyFingerprint: String?
+    /// Makes the claim of each deal of a claim card, recorded with the deal.
+    public var claimIssuer: ClaimIssuer?
 
     /// The connection as it is, made if there is none (nothing checked: `pool init`).
-    private func open() throws(PoolError) -> PostgresConnection {
+    func open() throws(PoolError) -> PostgresConnection {
         if let connection, connection.isOpen { return connection }
         connection = nil
         kioskIDHeld = false
@@ -89,6 +94,7 @@ public final class PostgresPool {
         do throws(PoolError) {
             if !schemaChecked {
                 try checkSchema(connection)
+                try checkClaimKey(connection)
                 schemaChecked = true
             }
             if holdKioskID && !kioskIDHeld {
@@ -153,6 +159,7 @@ public final class PostgresPool {
             duration_ms integer NOT NULL,
             ended_at timestamptz NOT NULL DEFAULT now());
         """,
+        claimsMigration,      // 2: PostgresPool+Claims.swift
     ]
 
     /// `scratchcard pool init`: creates the schema or migrates it to ours, each step in
@@ -229,7 +236,9 @@ public final class PostgresPool {
             RETURNING deal),
         seen AS (
             INSERT INTO kiosks(kiosk) VALUES ($2)
-            ON CONFLICT (kiosk) DO UPDATE SET last_seen = now())
+            ON CONFLICT (kiosk) DO UPDATE SET last_seen = now()),
+        claimed AS (
+            INSERT INTO claims(code, deal) SELECT $7::text, deal FROM recorded WHERE $7::text IS NOT NULL)
         SELECT count(*) FROM recorded
         """
 
@@ -239,13 +248,13 @@ public final class PostgresPool {
     public func deal(_ id: DealID, card: DeckCard, shownAt: Double) throws(PoolError) -> Bool {
         try connect(holdKioskID: true)
         let rows = try open().query(Self.dealStatement, [id.text, kioskID, card.id, card.recordedPrize, String(shownAt),
-                                                         card.stock == nil ? "false" : "true"])
+                                                         card.stock == nil ? "false" : "true", claimIssuer?.code(card, id)])
         return rows.integer(0, 0) == 1
     }
 
     /// Records a deal made while the pool could not be reached (an unlimited card only),
     /// once: a second send of the same id changes nothing.
-    public func sendOfflineDeal(_ id: DealID, cardID: String, prize: String, shownAt: Double) throws(PoolError) {
+    public func sendOfflineDeal(_ id: DealID, cardID: String, prize: String, shownAt: Double, claim: String? = nil) throws(PoolError) {
         try connect(holdKioskID: true)
         try open().query("""
             WITH recorded AS (
@@ -254,9 +263,11 @@ public final class PostgresPool {
                 ON CONFLICT (deal) DO NOTHING RETURNING deal),
             seen AS (
                 INSERT INTO kiosks(kiosk) VALUES ($2)
-                ON CONFLICT (kiosk) DO UPDATE SET last_seen = now())
+                ON CONFLICT (kiosk) DO UPDATE SET last_seen = now()),
+            claimed AS (
+                INSERT INTO claims(code, deal) SELECT $6::text, deal FROM recorded WHERE $6::text IS NOT NULL)
             SELECT count(*) FROM recorded
-            """, [id.text, kioskID, cardID, prize, String(shownAt)])
+            """, [id.text, kioskID, cardID, prize, String(shownAt), claim])
     }
 
     /// Writes a deal's outcome, once (`ON CONFLICT DO NOTHING`, keyed by the deal id): a

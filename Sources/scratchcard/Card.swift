@@ -45,6 +45,8 @@ enum CardLayer: Sendable {
 struct CardImages: Sendable {
     var cover: CardLayer
     var prize: CardLayer
+    /// A claim card's code and QR, drawn on the prize at whatever size it is made.
+    var claim: ClaimMark? = nil
 
     /// Reads the image files; `prompt` goes on the built-in foil (no `cover`), `text` is
     /// drawn as the prize (over `prize`, if given).
@@ -73,8 +75,11 @@ struct CardImages: Sendable {
     /// on the pool could wait behind the card maker's work (with the prize scaled on the
     /// pool, a resize during a deal took 6x as long under ThreadSanitizer).
     func filling(_ size: PixelSize) -> FilledImages {
-        let prize = self.prize
-        let prizeJob = Job { () -> RGBAImage in prize.rendered(at: size) }
+        let prize = self.prize, claim = self.claim
+        let prizeJob = Job { () -> RGBAImage in
+            let image = prize.rendered(at: size)
+            return claim.map { CardArt.claimed(image, claim: $0) } ?? image
+        }
         let coverImage = cover.rendered(at: size)
         return FilledImages(cover: coverImage, prize: prizeJob.result().get())
     }
@@ -95,8 +100,8 @@ extension CardImages {
             return try ScratchCanvas(cover: filled.cover, prize: filled.prize, layout: layout, brush: brush,
                                      keeping: keeping(filled.cover))
         }
-        let prize = self.prize
-        let prizeJob = Job { () -> LayoutImage in prize.pixels(at: size, layout: layout) }
+        let prize = self.prize, claim = self.claim
+        let prizeJob = Job { () -> LayoutImage in prize.pixels(at: size, layout: layout, claim: claim) }
         let coverPixels = CardArt.coverPixels(size: size, prompt: prompt)
         let previous = keeping(nil)
         return try ScratchCanvas(cover: coverPixels, prize: prizeJob.result().get(), brush: brush, keeping: previous)
@@ -113,8 +118,8 @@ extension CardImages {
     /// scratched.
     func canvas(showingCoverIn framebuffer: Framebuffer, brush: Brush) -> ScratchCanvas? {
         guard case .builtInCover(let prompt) = cover, framebuffer.layout == CardArt.nativeLayout else { return nil }
-        let prize = self.prize, size = framebuffer.size, layout = framebuffer.layout
-        let prizeJob = Job { () -> LayoutImage in prize.pixels(at: size, layout: layout) }
+        let prize = self.prize, size = framebuffer.size, layout = framebuffer.layout, claim = self.claim
+        let prizeJob = Job { () -> LayoutImage in prize.pixels(at: size, layout: layout, claim: claim) }
         guard CardArt.drawCover(prompt: prompt, into: framebuffer) else {
             _ = prizeJob.result()
             return nil
@@ -126,13 +131,14 @@ extension CardImages {
 extension CardLayer {
     /// The layer at `size` in `layout`, which is `CardArt.nativeLayout`: a drawing drawn
     /// in it, an image scaled to fill and converted (its alpha dropped, as a prize's is).
-    func pixels(at size: PixelSize, layout: PixelLayout) -> LayoutImage {
+    func pixels(at size: PixelSize, layout: PixelLayout, claim: ClaimMark? = nil) -> LayoutImage {
+        if let claim { return LayoutImage(CardArt.claimed(rendered(at: size), claim: claim), layout: layout) }
         switch self {
-        case .builtInPrize: CardArt.prizePixels(size: size)
+        case .builtInPrize: return CardArt.prizePixels(size: size)
         case .text(let text, let background):
-            CardArt.prizePixels(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
-        case .builtInCover(let prompt): CardArt.coverPixels(size: size, prompt: prompt)
-        case .image: LayoutImage(rendered(at: size), layout: layout)
+            return CardArt.prizePixels(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
+        case .builtInCover(let prompt): return CardArt.coverPixels(size: size, prompt: prompt)
+        case .image: return LayoutImage(rendered(at: size), layout: layout)
         }
     }
 }
@@ -160,6 +166,8 @@ struct Dealer: Sendable {
     let source: CardSource
     /// A card file's own card options (none for other decks).
     let settings: CardSettings
+    /// The promotion's key, when the deck has claim cards (`--claim-key`).
+    var claims: ClaimMaker?
 
     init(options: WindowOptions) throws(DeckError) {
         let loaded = try options.deck.map { path throws(DeckError) in try LoadedDeck.load(path: path, asCardFile: options.openCardFile) }
@@ -262,6 +270,10 @@ struct DealtCard: Sendable {
     var soldOut = false
     /// With a shared pool: the deal taken from it, to record when the card is shown.
     var poolTake: PoolLedger.Taken? = nil
+    /// A claim card's claim (its code on the prize), and the deal id it was made for:
+    /// the store records the deal under that id (Claims/ClaimMaker.swift).
+    var claim: ClaimMark? = nil
+    var claimDeal: DealID? = nil
     /// With a shared pool: "back in a moment", and when to try the pool again
     /// (monotonic seconds): it cannot be reached and the deck has no unlimited card.
     var backSoonUntil: Double? = nil

@@ -14,6 +14,7 @@ enum Command: Equatable {
     case pool(PoolCommand)
     /// `make`, `info`, `thumbnail` (CardFileOptions.swift).
     case cardFile(CardFileCommand)
+    case claims(ClaimCommand)
     case help(String)
     case version
 }
@@ -58,6 +59,10 @@ struct WindowOptions: Equatable {
     var pool: String?
     /// This kiosk's id in the pool; nil: the host name.
     var kioskID: String?
+    /// The promotion's key (a file, mode 0600): claim cards show codes made with it.
+    var claimKey: String?
+    /// A CUPS destination that prints a ticket for each claim revealed.
+    var printClaims: String?
 
     /// Kiosk mode: full screen, unattended, left only by the operator's chord.
     var kiosk = false
@@ -105,6 +110,10 @@ let windowUsage = """
            scratchcard stock [--store PATH] [--deck PATH] [--json]
            scratchcard simulate --deck PATH --count N [--store PATH] [--seed S] [--json]
            scratchcard pool init|deal|stock --pool CONNINFO ...  (see scratchcard pool --help)
+           scratchcard claim-key new FILE
+           scratchcard redeem [CODE] --claim-key FILE (--store PATH | --pool CONNINFO)
+                              [--counter NAME]     (see scratchcard redeem --help)
+           scratchcard claims [--store PATH | --pool CONNINFO] [--json]
            scratchcard doodle IMAGE [--out FILE] [--color #RRGGBB] [--width PT]
                                     (see scratchcard doodle --help)
 
@@ -151,6 +160,15 @@ let windowUsage = """
                        from PGPASSFILE or ~/.pgpass); needs --deck; see scratchcard
                        pool --help. The card on show stays in the local store
       --kiosk-id ID    this kiosk's name in the pool (default: the host name)
+      --claim-key FILE the promotion's key (scratchcard claim-key new FILE; mode 0600):
+                       a deck card with "claim": true shows a claim code and its QR
+                       code on its prize, which scratchcard redeem checks once at a
+                       counter; the code goes in the revealed event, the store, the
+                       pool and --log, never on stderr
+      --print-claims PRINTER  print a ticket (prize, code, QR, kiosk, time; PDF) on
+                       the CUPS destination PRINTER for each claim revealed, from a
+                       thread of its own: a stopped queue holds it, an unreachable
+                       server is tried again, each logged
       --record FILE    write the gesture as a stroke trace when the window closes
       --stats          print events, repaints, pixels put, latency and the time from
                        start to the first frame on screen, on exit
@@ -234,6 +252,7 @@ let configSchema: [String: ConfigValueKind] = [
     "max-fps": .number,
     "sound": .string, "volume": .number, "celebrate": .string,
     "store": .path, "sold-out": .path, "pool": .string, "kiosk-id": .string,
+    "claim-key": .path, "print-claims": .string,
 ]
 
 /// Reads the command line (without the program name). Window options may also come
@@ -253,6 +272,9 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
     if tokens.first == "pool" { return try parsePool(tokens.dropFirst()) }
     if ["make", "info", "thumbnail"].contains(tokens.first) { return try parseCardFileCommand(tokens[...]) }
+    if tokens.first == "claim-key" { return try parseClaimKey(tokens.dropFirst()) }
+    if tokens.first == "redeem" { return try parseRedeem(tokens.dropFirst()) }
+    if tokens.first == "claims" { return try parseClaims(tokens.dropFirst(), environment: environment) }
 
     var configPath: String?
     if let i = tokens.firstIndex(of: "--config"), tokens.firstIndex(of: "--") ?? tokens.endIndex > i {
@@ -310,6 +332,8 @@ func parseWindow(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--sold-out": options.soldOut = try nonEmpty(value(), token)
         case "--pool": options.pool = try nonEmpty(value(), token)
         case "--kiosk-id": options.kioskID = try kioskID(value(), token)
+        case "--claim-key": options.claimKey = try nonEmpty(value(), token)
+        case "--print-claims": options.printClaims = try nonEmpty(value(), token)
         case "--kiosk": options.kiosk = true
         case "--idle-reset": options.idleReset = try positiveNumber(value(), token, upTo: 86_400)
         case "--abandon-reset": options.abandonReset = try positiveNumber(value(), token, upTo: 86_400)

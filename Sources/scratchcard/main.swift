@@ -22,6 +22,7 @@
 //   Store/                 StoreKeeper (strokes saved, a restart resumed, the pool's side),
 //                          StockBook, StoreWriter (commits never hold up the loop)
 //   Commands/              `stock`, `simulate`, `log-summary`, `pool init|deal|stock`, `render`
+//     ClaimCommands.swift  `claim-key new`, `redeem`, `claims`: claim codes checked at a counter
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
 //   CardSource.swift       decks from card files: images and sounds read from its entries
@@ -54,6 +55,8 @@ do {
         try runPool(command)
     case .cardFile(let command):
         try runCardFileCommand(command)
+    case .claims(let command):
+        try runClaims(command)
     case .window(let options):
         try WindowApp(options: options).run()
     }

@@ -6,7 +6,7 @@ import ScratchStore
 
 /// `scratchcard pool init|deal|stock`: the shared prize pool's commands, without a display.
 enum PoolCommand: Equatable {
-    case initialize(pool: String, deck: String?)
+    case initialize(pool: String, deck: String?, claimKey: String?)
     case deal(PoolDealOptions)
     case stock(pool: String, deck: String?, json: Bool)
 }
@@ -26,12 +26,15 @@ struct PoolDealOptions: Equatable {
     var drainTimeout = 600.0
     /// Print the deals' latency before the last line.
     var stats = false
+    /// The promotion's key: a claim for each claim card dealt, as a kiosk makes them.
+    var claimKey: String?
 }
 
 let poolUsage = """
-    usage: scratchcard pool init --pool CONNINFO [--deck PATH]
+    usage: scratchcard pool init --pool CONNINFO [--deck PATH] [--claim-key FILE]
            scratchcard pool deal --pool CONNINFO --deck PATH --count N [--kiosk-id ID]
                                  [--store PATH] [--pace MS] [--drain-timeout S] [--stats]
+                                 [--claim-key FILE]
            scratchcard pool stock --pool CONNINFO [--deck PATH] [--json]
                                  (the same as scratchcard stock --pool ...)
 
@@ -43,12 +46,15 @@ let poolUsage = """
     init    creates the pool's schema, or migrates it to this version; with --deck, sets
             each card's stock in the pool from the deck (what was dealt is kept, so
             raising a number adds prizes). Kiosks check the schema and never change it.
+            With --claim-key, records the key's fingerprint: a kiosk with another key
+            is refused at start (a pool that has one already keeps it).
     deal    deals N cards through the pool with no display, each revealed at once and
             its outcome recorded, as a kiosk would (a load test). While the pool cannot
             be reached it deals unlimited cards only and queues what the pool must be
             told; at the end it waits for the pool to take it all. Its last line:
             dealt=N stocked=K consolation=M offline_waits=W (W: the times it waited for
-            the pool). --stats adds a line with the deals' latency.
+            the pool). --stats adds a line with the deals' latency. --claim-key FILE:
+            a claim for each claim card dealt ("claim": true), as a kiosk makes them.
     stock   per card: stock, dealt, left, revealed, abandoned, quit; per kiosk: dealt,
             revealed, abandoned, quit, void (taken and never shown), last seen.
     """
@@ -92,6 +98,7 @@ func parsePool(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case ("deal", "--pace"): deal.paceMilliseconds = try wholeNumber(value(), token, in: 0...60_000)
         case ("deal", "--drain-timeout"): deal.drainTimeout = try positiveNumber(value(), token, upTo: 86_400)
         case ("deal", "--stats"): deal.stats = true
+        case ("deal", "--claim-key"), ("init", "--claim-key"): deal.claimKey = try nonEmpty(value(), token)
         default: throw UsageError(message: "pool \(verb.prefix(20)): unknown option '\(token.prefix(40))'")
         }
     }
@@ -100,7 +107,7 @@ func parsePool(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
     }
     guard let pool else { throw UsageError(message: "pool \(verb) needs --pool CONNINFO") }
     switch verb {
-    case "init": return .pool(.initialize(pool: pool, deck: deck))
+    case "init": return .pool(.initialize(pool: pool, deck: deck, claimKey: deal.claimKey))
     case "stock": return .pool(.stock(pool: pool, deck: deck, json: json))
     default:
         guard let deck else { throw UsageError(message: "pool deal needs --deck PATH") }
@@ -125,15 +132,18 @@ func poolDeck(_ path: String) throws(ExitError) -> Deck {
 
 func runPool(_ command: PoolCommand) throws(ExitError) {
     switch command {
-    case let .initialize(text, deckPath):
+    case let .initialize(text, deckPath, keyPath):
         let address = try poolAddress(text)
         let deck = try deckPath.map { path throws(ExitError) in try poolDeck(path) }
+        let key = try keyPath.map { path throws(ExitError) in try loadClaimKey(path) }
         let pool = PostgresPool(address: address, kioskID: "pool init")
         do {
             let versions = try pool.initialize(deck: deck)
+            if let key { try pool.recordClaimKey(fingerprint: key.fingerprint) }
             let what = versions.from == versions.to ? "schema \(versions.to), up to date" : versions.from == 0
                 ? "schema \(versions.to) created" : "schema \(versions.from) migrated to \(versions.to)"
-            print("pool at \(address): \(what)" + (deck.map { "; stock set for \($0.cards.count) cards" } ?? ""))
+            print("pool at \(address): \(what)" + (deck.map { "; stock set for \($0.cards.count) cards" } ?? "")
+                  + (key.map { "; claim key \($0.fingerprint)" } ?? ""))
         } catch {
             throw ExitError(code: 2, message: error.message)
         }
@@ -159,11 +169,19 @@ func poolStock(address: PoolAddress, deck: Deck?, json: Bool) throws(ExitError) 
 func poolDeal(_ options: PoolDealOptions) throws(ExitError) {
     let address = try poolAddress(options.pool)
     let deck = try poolDeck(options.deck)
+    let key = try options.claimKey.map { path throws(ExitError) in try loadClaimKey(path) }
     let ledger: PoolLedger
     do {
         let store = try options.store.map { path throws(StoreError) in try KioskStore(path: path, access: .kiosk) }
             ?? KioskStore(copyOf: nil)
-        ledger = PoolLedger(store: store, pool: PostgresPool(address: address, kioskID: options.kioskID), log: { log($0) })
+        let pool = PostgresPool(address: address, kioskID: options.kioskID)
+        if let key {
+            let issuer = claimIssuer(key: key, kiosk: options.kioskID)
+            store.claimIssuer = issuer
+            pool.claimIssuer = issuer
+            pool.claimKeyFingerprint = key.fingerprint
+        }
+        ledger = PoolLedger(store: store, pool: pool, log: { log($0) })
         try ledger.start()
     } catch {
         throw ExitError(code: 2, message: "\(error)")

@@ -48,11 +48,22 @@ extension Dealer {
 
     /// A deck card made ready as `deal()` makes a drawn one: its images (or text), its
     /// sound, its deck entry (with the stock).
-    func dealt(_ card: DeckCard) throws(ImageError) -> DealtCard {
-        let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
+    /// A claim card gets its claim for `deal` (the pool's, a resumed one), else for a
+    /// new deal id the store will record it under.
+    func dealt(_ card: DeckCard, deal: DealID? = nil) throws(ImageError) -> DealtCard {
+        var images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
                                          prompt: card.coverText ?? coverText, text: card.text, source: source)
-        return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
-                         revealSound: revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
+        var made = DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
+                             revealSound: revealSound(card.sound), celebrate: card.celebrate, deckCard: card)
+        if card.claim, let claims {
+            let id = deal ?? DealID.random()
+            images.claim = claims.mark(forDeal: id)
+            made = DealtCard(id: made.id, prize: made.prize, images: images, revealSound: made.revealSound,
+                             celebrate: made.celebrate, deckCard: card)
+            made.claim = images.claim
+            made.claimDeal = id
+        }
+        return made
     }
 
     /// "All prizes have been given away": `--sold-out IMAGE` as both sides, else a text

@@ -29,7 +29,7 @@ extension StoreKeeper {
     /// The pool the options name, connected and caught up (or out of reach: the kiosk
     /// starts offline); nil without `--pool`. A missing or newer schema, a kiosk id in
     /// use, a connection string with a password: an error (exit 2).
-    static func openPool(options: WindowOptions, writer: StoreWriter) throws(StoreError) -> PoolLedger? {
+    static func openPool(options: WindowOptions, writer: StoreWriter, claims: ClaimMaker?) throws(StoreError) -> PoolLedger? {
         guard let text = options.pool else { return nil }
         guard options.deck != nil else {
             throw StoreError(path: "--pool", kind: .other,
@@ -40,8 +40,12 @@ extension StoreKeeper {
             throw StoreError(path: "--pool", kind: .other, message: error.message)
         }
         let id = options.kioskID ?? defaultKioskID()
-        let ledger = PoolLedger(local: writer, storePath: writer.path, pool: PostgresPool(address: address, kioskID: id),
-                                log: { log($0) })
+        let pool = PostgresPool(address: address, kioskID: id)
+        if let claims {
+            pool.claimIssuer = claims.issuer
+            pool.claimKeyFingerprint = claims.key.fingerprint
+        }
+        let ledger = PoolLedger(local: writer, storePath: writer.path, pool: pool, log: { log($0) })
         try ledger.start()
         if options.verbose { log("pool: \(address), kiosk id \(id)\(ledger.isOnline ? "" : " (offline for now)")") }
         return ledger
@@ -105,7 +109,7 @@ extension Dealer {
         case .taken(let taken):
             do {
                 // Made as deal() makes a drawn card: its images or text, its sound.
-                var card = try dealt(taken.card)
+                var card = try dealt(taken.card, deal: taken.deal)
                 card.poolTake = taken
                 return card
             } catch {

@@ -51,7 +51,7 @@ final class StoreKeeper {
     /// The store the options ask for (kiosk mode: always; desktop: with `--store`),
     /// opened for the kiosk. A damaged store is moved aside and a new one started (on
     /// stderr and in `--log`); a newer, locked, unwritable one ends the program, exit 2.
-    static func open(options: WindowOptions, deck: Deck?, outcomeLog: OutcomeLog?) throws(ExitError) -> StoreKeeper? {
+    static func open(options: WindowOptions, deck: Deck?, outcomeLog: OutcomeLog?, claims: ClaimMaker?) throws(ExitError) -> StoreKeeper? {
         guard let path = options.store ?? (options.kiosk || options.pool != nil ? KioskStore.defaultPath(environment: ProcessInfo.processInfo.environment) : nil) else {
             return nil
         }
@@ -60,8 +60,9 @@ final class StoreKeeper {
             store = try openMovingAside(path, outcomeLog: outcomeLog)
             if options.verbose { log("store: \(path)") }
             let book = try deck.map { deck throws(StoreError) in StockBook(deck: deck, dealt: try store.dealtCounts()) }
+            store.claimIssuer = claims?.issuer
             let keeper = StoreKeeper(store: store, book: book, defaultCover: options.cover)
-            keeper.pool = try openPool(options: options, writer: keeper.store)
+            keeper.pool = try openPool(options: options, writer: keeper.store, claims: claims)
             return keeper
         } catch {
             throw ExitError(code: 2, message: "\(error)")
@@ -96,7 +97,7 @@ final class StoreKeeper {
                     // from it), else the files the deal recorded.
                     let dealtCard: DealtCard
                     if let card = book?.deck.cards.first(where: { $0.id == held.cardID }) {
-                        dealtCard = try dealer.dealt(card)
+                        dealtCard = try dealer.dealt(card, deal: held.deal)
                     } else {
                         let images = try CardImages.load(cover: held.cover, prize: held.prize == "built-in" || held.prize.isEmpty ? nil : held.prize,
                                                          source: dealer.source)
@@ -126,7 +127,7 @@ final class StoreKeeper {
                 return card
             }
             do {
-                if let id = try store.deal(deckCard(of: card), shownAt: Date().timeIntervalSince1970, ending: nil) {
+                if let id = try store.deal(deckCard(of: card), shownAt: Date().timeIntervalSince1970, ending: nil, id: card.claimDeal) {
                     deal = id
                     book?.counted(card.id)
                     return card
@@ -150,7 +151,8 @@ final class StoreKeeper {
     /// one card is unlimited. The cover recorded is the one shown (nil: the built-in foil).
     func deckCard(of card: DealtCard) -> DeckCard {
         let cover = card.deckCard?.cover ?? defaultCover
-        return DeckCard(id: card.id, prize: card.prize, cover: cover, weight: card.deckCard?.weight ?? 1, stock: card.deckCard?.stock)
+        return DeckCard(id: card.id, prize: card.prize, cover: cover, weight: card.deckCard?.weight ?? 1, stock: card.deckCard?.stock,
+                        claim: card.deckCard?.claim ?? false)
     }
 
     func noteSoldOut() {

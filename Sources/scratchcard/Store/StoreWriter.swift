@@ -39,8 +39,13 @@ final class StoreWriter: @unchecked Sendable {
     func dealtCounts() throws(StoreError) -> [String: Int] { try now { s throws(StoreError) in try s.dealtCounts() } }
     func pendingDeals() throws(StoreError) -> [DealID] { try now { s throws(StoreError) in try s.pendingDeals() } }
     func pendingDeal() throws(StoreError) -> PendingDeal? { try now { s throws(StoreError) in try s.pendingDeal() } }
-    func deal(_ card: DeckCard, shownAt: Double, ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) -> DealID? {
-        try now { s throws(StoreError) in try s.deal(card, shownAt: shownAt, ending: ending) }
+    func deal(_ card: DeckCard, shownAt: Double, ending: (deal: DealID, outcome: OutcomeRecord)?,
+              id: DealID? = nil) throws(StoreError) -> DealID? {
+        try now { s throws(StoreError) in
+            // A chosen id (a claim card's, whose code is on its prize) needs the kiosk's store.
+            if let id, let kiosk = s as? KioskStore { return try kiosk.deal(card, shownAt: shownAt, ending: ending, id: id) }
+            return try s.deal(card, shownAt: shownAt, ending: ending)
+        }
     }
     @discardableResult
     func finish(_ deal: DealID, outcome: OutcomeRecord) throws(StoreError) -> Bool {

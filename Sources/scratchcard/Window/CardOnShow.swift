@@ -55,8 +55,11 @@ final class CardOnShow {
 
     /// The outcome record of the card, ending now (`quitting`: the program ends it).
     func outcome(now: Double, endedBy quitting: Bool) -> OutcomeRecord {
-        session.outcome(prize: dealt.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
-                        now: now, endedBy: quitting)
+        var record = session.outcome(prize: dealt.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
+                                     now: now, endedBy: quitting)
+        // A claim shown: its code in the log (a card never revealed showed none).
+        if record.outcome == .revealed { record.claim = dealt.claim?.code }
+        return record
     }
 
     // MARK: Pens and the state machine

@@ -18,11 +18,11 @@ final class StoreSide {
 
     /// Opens `--log` and the store the options ask for (StoreKeeper.open); bad ones end
     /// the program, exit 2.
-    init(options: WindowOptions, deck: Deck?) throws(ExitError) {
+    init(options: WindowOptions, deck: Deck?, claims: ClaimMaker?) throws(ExitError) {
         do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
-        keeper = try StoreKeeper.open(options: options, deck: deck, outcomeLog: outcomeLog)
+        keeper = try StoreKeeper.open(options: options, deck: deck, outcomeLog: outcomeLog, claims: claims)
     }
 
     // MARK: The first card
@@ -119,7 +119,7 @@ final class StoreSide {
                 return .show(announcingSoldOut: true, retryDealAt: nil)
             }
             guard let deal = try keeper.store.deal(keeper.deckCard(of: made.card),
-                                                   shownAt: Date().timeIntervalSince1970, ending: ending) else {
+                                                   shownAt: Date().timeIntervalSince1970, ending: ending, id: made.card.claimDeal) else {
                 keeper.book?.replace(dealt: try keeper.store.dealtCounts())
                 return .dealAgain
             }

@@ -40,6 +40,8 @@ final class WindowApp {
     private let screen: PacedScreen
     private var changes = ScreenChanges()
     private var stats = WindowStats()
+    /// `--print-claims`: a ticket for each claim revealed (ClaimTickets.swift).
+    private let tickets: ClaimTickets?
     private let desktop: DesktopSide
     private var running = true
 
@@ -51,7 +53,8 @@ final class WindowApp {
         // A card file's own reveal-at, brush and celebrate, where the command line left the default.
         let options = options.applying(dealer.settings)
         self.options = options
-        let store = try StoreSide(options: options, deck: dealer.deck)
+        dealer.claims = try ClaimMaker.load(options: options, deck: dealer.deck)
+        let store = try StoreSide(options: options, deck: dealer.deck, claims: dealer.claims)
         self.store = store
         store.supply(&dealer)
         dealer.lookUpFonts(deckPath: options.deck)
@@ -67,6 +70,7 @@ final class WindowApp {
         let now = monotonicSeconds()
         let lastTouch = store.resumed == nil ? startedAt : store.resumedLastTouch(now: now) ?? now
         effects = Effects(options: options, brushRadius: opened.brush.radius, scale: opened.scale.factor)
+        tickets = ClaimTickets(options: options)
         dealing = CardDealing(maker: CardMaker(dealer: dealer, size: opened.size, layout: opened.layout, brush: opened.brush))
         screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
         kiosk = options.kiosk
@@ -382,8 +386,10 @@ final class WindowApp {
     private func emit(_ events: [CardEvent]) {
         store.noticed(events)
         effects.react(to: events, of: card.dealt, canvas: card.size)
+        for case .revealed in events { tickets?.revealed(card.dealt) }
         guard options.events else { return }
-        for event in events { print(event.json) }
+        // A claim card's `revealed` carries its code; no other line does.
+        for event in events { print(event.json(claim: card.dealt.claim?.code)) }
         fflush(stdout)
     }
 }

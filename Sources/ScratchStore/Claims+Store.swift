@@ -1,0 +1,134 @@
+@preconcurrency import Glibc
+import CardRules
+import ScratchCore
+
+/// How a ledger makes a deal's claim code: the kiosk's name and, for a card someone
+/// collects (`"claim": true`), the code (the promotion key's, ScratchCard's Claims room);
+/// nil for any other card. The store keeps the code; it never sees the key.
+public struct ClaimIssuer: Sendable {
+    /// The kiosk the claims are recorded as dealt at.
+    public let kiosk: String
+    /// The code for a deal of this card, or nil when the card is not a claim.
+    public let code: @Sendable (DeckCard, DealID) -> String?
+
+    public init(kiosk: String, code: @escaping @Sendable (DeckCard, DealID) -> String?) {
+        self.kiosk = kiosk
+        self.code = code
+    }
+}
+
+/// One claim as a store or the pool holds it.
+public struct ClaimRecord: Equatable, Sendable {
+    /// The code's 25 characters, no separators.
+    public var code: String
+    public var deal: DealID
+    public var cardID: String
+    public var kiosk: String
+    /// When the card was dealt (seconds since 1970).
+    public var dealtAt: Double
+    /// When and by which counter it was redeemed; nil while open.
+    public var redeemedAt: Double?
+    public var redeemedBy: String?
+
+    public init(code: String, deal: DealID, cardID: String, kiosk: String, dealtAt: Double,
+                redeemedAt: Double? = nil, redeemedBy: String? = nil) {
+        self.code = code; self.deal = deal; self.cardID = cardID; self.kiosk = kiosk
+        self.dealtAt = dealtAt; self.redeemedAt = redeemedAt; self.redeemedBy = redeemedBy
+    }
+
+    /// `claims`' line: code, card, kiosk, dealt, then redeemed (when, by whom) or open.
+    public func text(grouped: String) -> String {
+        "\(grouped) \(cardID) at \(kiosk) dealt \(utcTime(dealtAt)) "
+            + (redeemedAt.map { "redeemed \(utcTime($0)) by \(redeemedBy ?? "?")" } ?? "open")
+    }
+
+    /// `claims --json`' line.
+    public func json(grouped: String) -> String {
+        "{\"code\":\(quotedJSON(grouped)),\"card\":\(quotedJSON(cardID)),\"kiosk\":\(quotedJSON(kiosk)),"
+            + "\"deal\":\(quotedJSON(deal.text)),\"dealt\":\(quotedJSON(utcTime(dealtAt))),"
+            + "\"redeemed\":\(redeemedAt.map { quotedJSON(utcTime($0)) } ?? "null"),"
+            + "\"redeemed_by\":\(redeemedBy.map(quotedJSON) ?? "null")}"
+    }
+}
+
+/// What a redemption found.
+public enum Redemption: Equatable, Sendable {
+    /// Redeemed now, by this call: the claim as it is now.
+    case redeemed(ClaimRecord)
+    /// Redeemed before: when and by whom.
+    case already(ClaimRecord)
+    /// No such claim here (the deal has not reached this store or pool).
+    case unknown
+}
+
+/// ISO 8601 in UTC to the second: 2026-12-02T16:20:05Z.
+public func utcTime(_ seconds: Double) -> String {
+    var whole = time_t(seconds.rounded(.down))
+    var parts = tm()
+    gmtime_r(&whole, &parts)
+    func two(_ v: Int32) -> String { v < 10 ? "0\(v)" : "\(v)" }
+    return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday))T"
+        + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))Z"
+}
+
+/// The kiosk's store's claims. Schema 3 adds:
+///
+///     claims(code PRIMARY KEY, deal UNIQUE REFERENCES deals, kiosk, redeemed_at, redeemed_by)
+///
+/// A claim is written in the deal's own transaction, before the card is shown: whatever
+/// becomes of the reveal (a power cut, a kill), the claim a card carries is in the store.
+/// It is redeemed once: `UPDATE ... WHERE redeemed_at IS NULL` in a `BEGIN IMMEDIATE`
+/// transaction (SQLite's one writer at a time), so of any number of counters only the
+/// first changes the row.
+extension KioskStore {
+    /// The migration from schema 2 to 3 (`migrations[2]`).
+    static let claimsMigration = """
+        CREATE TABLE claims(
+            code TEXT PRIMARY KEY,
+            deal TEXT NOT NULL UNIQUE REFERENCES deals(deal),
+            kiosk TEXT NOT NULL,
+            redeemed_at REAL,
+            redeemed_by TEXT) WITHOUT ROWID;
+        """
+
+    /// Inside the deal's transaction: its claim, when the issuer makes one for this card.
+    func recordClaim(_ deal: DealID, card: DeckCard) throws(StoreError) {
+        guard let issuer = claimIssuer, let code = issuer.code(card, deal) else { return }
+        try connection.prepare("INSERT INTO claims(code, deal, kiosk) VALUES (?, ?, ?)")
+            .bind(.text(code), .text(deal.text), .text(issuer.kiosk)).run()
+    }
+
+    /// The claim code recorded for a deal, if it has one.
+    public func claimCode(forDeal deal: DealID) throws(StoreError) -> String? {
+        let query = try connection.prepare("SELECT code FROM claims WHERE deal = ?")
+        try query.bind(.text(deal.text))
+        return try query.step() ? query.text(0) : nil
+    }
+
+    /// Marks the claim with `code` redeemed by `counter` at `now`, once.
+    public func redeem(code: String, counter: String, now: Double) throws(StoreError) -> Redemption {
+        try connection.transaction { () throws(StoreError) -> Redemption in
+            try connection.prepare("UPDATE claims SET redeemed_at = ?, redeemed_by = ? WHERE code = ? AND redeemed_at IS NULL")
+                .bind(.real(now), .text(counter), .text(code)).run()
+            let changed = connection.changes > 0
+            guard let record = try claims(code: code).first else { return .unknown }
+            return changed ? .redeemed(record) : .already(record)
+        }
+    }
+
+    /// Every claim (or the one with `code`), in the order dealt.
+    public func claims(code: String? = nil) throws(StoreError) -> [ClaimRecord] {
+        let query = try connection.prepare("""
+            SELECT c.code, c.deal, d.card, c.kiosk, d.shown_at, c.redeemed_at, c.redeemed_by
+            FROM claims c JOIN deals d ON d.deal = c.deal WHERE ?1 IS NULL OR c.code = ?1 ORDER BY d.seq
+            """)
+        try query.bind(.optional(code))
+        var records: [ClaimRecord] = []
+        while try query.step() {
+            records.append(ClaimRecord(code: query.text(0), deal: DealID(query.text(1)), cardID: query.text(2),
+                                       kiosk: query.text(3), dealtAt: query.real(4), redeemedAt: query.optionalReal(5),
+                                       redeemedBy: query.optionalText(6)))
+        }
+        return records
+    }
+}

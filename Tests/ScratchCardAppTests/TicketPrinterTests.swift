@@ -1,0 +1,74 @@
+import CardArt
+import Claims
+import Foundation
+@preconcurrency import Glibc
+import QRCode
+import CardRules
+import ScratchCore
+import Testing
+import TicketPrinter
+
+/// The printing room against a private CUPS server with a cups-pdf printer: what comes
+/// out is a PDF whose QR decodes to the claim's code; a stopped queue holds the ticket
+/// until it is enabled; a server not there yet is tried again until it is.
+@Suite(.serialized, .enabled(if: CupsServer.unavailable == nil, "\(CupsServer.unavailable ?? "")"))
+struct TicketPrinterTests {
+    static func ticket() throws -> (pdf: [UInt8], code: ClaimCode) {
+        let code = try ClaimKey.generate().code(forDeal: DealID.random().text)
+        let qr = try QRCode(encoding: code.grouped)
+        let pdf = try #require(CardArt.ticketPDF(ClaimTicket(prize: nil, title: "bike", claim: ClaimMark(code: code.grouped, qrModules: qr.modules, qrWidth: qr.width),
+                                                             kiosk: "hall-1", time: "2026-12-02T16:00:00Z")))
+        return (pdf, code)
+    }
+
+    final class Lines: @unchecked Sendable {
+        private let lock = NSLock()
+        private var lines: [String] = []
+        func add(_ line: String) { lock.lock(); lines.append(line); lock.unlock() }
+        var all: [String] { lock.lock(); defer { lock.unlock() }; return lines }
+    }
+
+    @Test("a stopped printer holds the ticket (logged) and prints it when enabled; its QR decodes to the code")
+    func stoppedQueue() throws {
+        let cups = try CupsServer()
+        defer { if ProcessInfo.processInfo.environment["KEEP_CUPS"] == nil { cups.remove() } else { cups.stop() } }
+        try cups.start()
+        setenv("CUPS_SERVER", cups.server, 1)
+        try cups.setEnabled(false)
+        let lines = Lines()
+        let printer = TicketPrinter(destination: cups.printer, log: { lines.add($0) })
+        let (pdf, code) = try Self.ticket()
+        let started = monotonicNow()
+        printer.submit(pdf: pdf, title: "claim ticket: bike")
+        #expect(monotonicNow() - started < 0.05)            // submit never waits for CUPS
+        #expect(waitUntil(timeout: 10) { printer.pending == 0 })
+        #expect(lines.all.contains { $0.contains("is stopped") }, "\(lines.all)")
+        #expect(cups.queuedJobs == 1)
+        usleep(1_500_000)
+        #expect(cups.printed.isEmpty)
+        try cups.setEnabled(true)
+        #expect(waitUntil(timeout: 30) { cups.printed.count == 1 && cups.queuedJobs == 0 })
+        let codes = try cups.printed.first.map { try cups.qrCodes(inPDF: $0) } ?? []
+        #expect(codes == [code.grouped], "\(cups.printed) \(cups.folder)")
+        #expect(!lines.all.joined().contains(code.grouped) && !lines.all.joined().contains(code.text))
+    }
+
+    @Test("a CUPS server not there yet: each try logged, the ticket printed once it answers")
+    func unreachableServer() throws {
+        let cups = try CupsServer()
+        defer { cups.remove() }
+        setenv("CUPS_SERVER", cups.server, 1)
+        let lines = Lines()
+        let printer = TicketPrinter(destination: cups.printer, log: { lines.add($0) })
+        let (pdf, code) = try Self.ticket()
+        printer.submit(pdf: pdf, title: "claim ticket: bike")
+        #expect(waitUntil(timeout: 10) { lines.all.contains { $0.contains("cannot reach the CUPS server") } })
+        print("logged: \(lines.all)")
+        #expect(printer.pending == 1)
+        try cups.start()
+        #expect(waitUntil(timeout: 40) { printer.pending == 0 }, "\(lines.all)")
+        #expect(waitUntil(timeout: 30) { cups.printed.count == 1 && cups.queuedJobs == 0 })
+        #expect(try cups.printed.first.map { try cups.qrCodes(inPDF: $0) } == [code.grouped])
+        #expect(lines.all.filter { $0.contains("sent to") }.count == 1)
+    }
+}
