@@ -10,11 +10,11 @@ public final class ScratchCanvas {
     public let size: PixelSize
     public let layout: PixelLayout
     /// The mask, and with it the reveal meter.
-    public private(set) var mask: Mask
+    public internal(set) var mask: Mask
     /// The brush for the next stroke.
     public var brush: Brush
 
-    let pixels: CardPixels
+    var pixels: CardPixels
     /// The cover as given, for `reset()` (where it is transparent the prize shows);
     /// nil for an opaque one.
     private let coverImage: RGBAImage?
@@ -139,10 +139,12 @@ public final class ScratchCanvas {
     @discardableResult
     public func revealAll() -> PixelRect { mask.revealAll() }
 
-    /// Covers the card again, as new.
+    /// Covers the card again, as new (its zones too, if it has them).
     public func reset() {
         pens.removeAll()
+        let zones = mask.zones
         mask = coverImage.map { Mask(revealingTransparentPixelsOf: $0) } ?? Mask(size: size)
+        if let zones { mask.setZones(zones.outlines, touchLimit: zones.touchLimit) }
     }
 
     /// Writes every pixel whose mask changed since the last call into the framebuffer,
