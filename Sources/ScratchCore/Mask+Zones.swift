@@ -81,8 +81,14 @@ extension Mask {
             storage.lastEnd = before
             let revealedBefore = storage.revealed
             let rect = zones!.spans[i].withUnsafeBufferPointer { table in
-                storage.stroke(from: a, to: b, radius: radius, size: size, painter: &painter,
-                               clip: ZoneClip(spans: table.baseAddress!, firstRow: box.y, lastRow: box.maxY - 1))
+                let clip = ZoneClip(spans: table.baseAddress!, firstRow: box.y, lastRow: box.maxY - 1)
+                if zones!.touched[i] {
+                    return storage.stroke(from: a, to: b, radius: radius, size: size, painter: &painter, clip: clip)
+                }
+                // A zone's first ink is kept as damage, never painted at once: what the
+                // zone shows is chosen once it is touched, before its pixels are drawn.
+                var keep = MaskOnly()
+                return storage.stroke(from: a, to: b, radius: radius, size: size, painter: &keep, clip: clip)
             }
             after = storage.lastEnd
             zones!.revealedCounts[i] += storage.revealed - revealedBefore

@@ -4,10 +4,10 @@ extension ScratchCanvas {
 
     /// Gives the card scratch zones (see `Mask.setZones`). A zone's prize is set when it
     /// is chosen (`setPrize`), after the stroke that first touched it and before the
-    /// composite that shows it, so strokes on a zone card never paint as they go.
+    /// composite that shows it: the stroke that first touches a zone keeps its pixels
+    /// there as damage even on a canvas that paints as it goes.
     public func setZones(_ outlines: [ZoneOutline], touchOrder: [Int] = [], touchLimit: Int? = nil) {
         mask.setZones(outlines, touchOrder: touchOrder, touchLimit: touchLimit)
-        paintsDirectly = false
     }
 
     /// Locks zone `i` (the brush no longer writes there) or unlocks it.

@@ -141,4 +141,26 @@ struct ZoneMaskTests {
         // Outside the zone the cover stays.
         #expect(framebuffer[zone.maxX + 2, zone.y + 2] == RGBA(r: 200, g: 200, b: 200))
     }
+
+    @Test("on a canvas that paints as it goes, a zone's first stroke waits for its prize; later ones paint it")
+    func firstTouchWaitsForThePrize() throws {
+        let cover = RGBAImage(size: size, filledWith: RGBA(r: 200, g: 200, b: 200))
+        let prize = RGBAImage(size: size, filledWith: RGBA(r: 0, g: 0, b: 0))
+        let canvas = try ScratchCanvas(cover: cover, prize: prize, layout: .bgrx, brush: Brush(radius: 8))
+        canvas.paintsDirectly = true
+        canvas.setZones(outlines)
+        let zone = canvas.zones!.bounds[3]
+        let framebuffer = Framebuffer(size: size, layout: .bgrx)
+        canvas.composite(PixelRect(size: size), into: framebuffer)
+        let at = Point(x: Double(zone.x + 20), y: Double(zone.y + 20))
+        canvas.penDown(at: at, drawingInto: framebuffer)
+        // Nothing of the zone shows yet: its prize is not chosen.
+        #expect(framebuffer[zone.x + 20, zone.y + 20] == RGBA(r: 200, g: 200, b: 200))
+        #expect(canvas.zones?.touchOrder == [3])
+        canvas.setPrize(RGBAImage(size: zone.size, filledWith: RGBA(r: 0, g: 0, b: 255)), x: zone.x, y: zone.y)
+        canvas.compositeChanges(into: framebuffer)
+        #expect(framebuffer[zone.x + 20, zone.y + 20] == RGBA(r: 0, g: 0, b: 255))
+        canvas.penMove(to: Point(x: at.x + 25, y: at.y), drawingInto: framebuffer)
+        #expect(framebuffer[zone.x + 45, zone.y + 20] == RGBA(r: 0, g: 0, b: 255))
+    }
 }
