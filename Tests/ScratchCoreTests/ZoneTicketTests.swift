@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import ScratchCore
+
+/// The rules of a zone ticket: symbols by order of first touch, locks, decoys, events.
+struct ZoneTicketTests {
+    @Test("pick 3 of 9: the i-th zone started shows symbols[i], in any order; a fourth is locked")
+    func pickThree() {
+        var ticket = ZoneTicket(zoneCount: 9, pick: 3)
+        #expect(ticket.start(8) == [.zoneStart(zone: 8)])
+        #expect(ticket.start(8) == [])                       // touched again: nothing new
+        #expect(ticket.start(0) == [.zoneStart(zone: 0)])
+        #expect(ticket.isScratchable(4) && !ticket.isLocked(4))
+        #expect(ticket.start(4) == [.zoneStart(zone: 4)])
+        #expect(ticket.shows(8) == .symbol(0) && ticket.shows(0) == .symbol(1) && ticket.shows(4) == .symbol(2))
+        // Every pick is started: the others are locked and do not start.
+        #expect(ticket.isLocked(5) && !ticket.isScratchable(5))
+        #expect(ticket.start(5) == [])
+        #expect(ticket.shows(5) == nil)
+        #expect(ticket.isScratchable(0))
+        // Revealed one by one; the third reveal opens the six others as decoys, in zone order.
+        #expect(ticket.reveal(0) == [.zoneRevealed(zone: 0, shows: .symbol(1))])
+        #expect(ticket.reveal(5) == [])                       // a locked zone never reveals by itself
+        #expect(ticket.reveal(8) == [.zoneRevealed(zone: 8, shows: .symbol(0))])
+        #expect(!ticket.isRevealed)
+        let last = ticket.reveal(4)
+        #expect(last == [.zoneRevealed(zone: 4, shows: .symbol(2)),
+                         .zoneRevealed(zone: 1, shows: .decoy(0)), .zoneRevealed(zone: 2, shows: .decoy(1)),
+                         .zoneRevealed(zone: 3, shows: .decoy(2)), .zoneRevealed(zone: 5, shows: .decoy(3)),
+                         .zoneRevealed(zone: 6, shows: .decoy(4)), .zoneRevealed(zone: 7, shows: .decoy(5)),
+                         .cardRevealed])
+        #expect(ticket.isRevealed)
+        #expect(ticket.reveal(4) == [] && ticket.start(2) == [])
+    }
+
+    @Test("without pick, zone i shows symbols[i], and the card is revealed when every zone is")
+    func everyZone() {
+        var ticket = ZoneTicket(zoneCount: 3, pick: nil)
+        #expect(ticket.start(2) == [.zoneStart(zone: 2)])
+        #expect(ticket.shows(2) == .symbol(2))
+        #expect(ticket.openWhole(0) == [.zoneStart(zone: 0), .zoneRevealed(zone: 0, shows: .symbol(0))])
+        #expect(ticket.reveal(2) == [.zoneRevealed(zone: 2, shows: .symbol(2))])
+        #expect(ticket.openWhole(1) == [.zoneStart(zone: 1), .zoneRevealed(zone: 1, shows: .symbol(1)), .cardRevealed])
+    }
+
+    @Test("a resumed ticket keeps its picks and their symbols, and the next pick gets the next symbol")
+    func resume() {
+        var before = ZoneTicket(zoneCount: 9, pick: 3)
+        _ = before.start(6); _ = before.start(2); _ = before.reveal(6)
+        var after = ZoneTicket(resuming: before.started, open: [6], zoneCount: 9, pick: 3)
+        #expect(after == before)
+        #expect(after.start(3) == [.zoneStart(zone: 3)])
+        #expect(after.shows(3) == .symbol(2))
+    }
+}
+
+/// A zone card's deck keys and the bad decks the issue names, each an error naming the entry.
+struct ZoneCardParseTests {
+    func parse(_ json: String, folder: String = "/nonexistent") throws(DeckError) -> ZoneCard? {
+        let fail = { (message: String) in DeckError(path: "deck.json", message: "cards[0] (\"t\"): \(message)") }
+        guard case .object(let fields) = try JSONValue.parse(Data(json.utf8), limit: 1 << 20, what: "a deck", fail: fail) else {
+            throw fail("not an object")
+        }
+        return try ZoneCard.parse(fields, folder: folder, fail: fail)
+    }
+
+    func message(_ json: String, folder: String = "/nonexistent") -> String? {
+        do { _ = try parse(json, folder: folder); return nil } catch { return error.description }
+    }
+
+    let texts = (0..<9).map { "{\"text\": \"s\($0)\"}" }.joined(separator: ",")
+
+    @Test("a grid makes zones row by row with gaps; symbols as text or images")
+    func grid() throws {
+        let tmp = try TemporaryFolder()
+        try tmp.write("cup.png")
+        let card = try #require(try parse("""
+            {"grid": {"x": 40, "y": 100, "w": 560, "h": 280, "columns": 3, "rows": 3, "gap": 10}, "pick": 3,
+             "symbols": ["cup.png", {"text": "☕", "color": "#FF0000"}, {"text": "Win"}],
+             "decoys": [\(texts)]}
+            """, folder: tmp.path))
+        #expect(card.zones.count == 9 && card.pick == 3)
+        #expect(card.zones[1].x == 40 + 180 + 10 && abs(card.zones[3].y - (100 + 260.0 / 3 + 10)) < 1e-9)
+        #expect(abs(card.zones[8].x + card.zones[8].width - 600) < 1e-9)
+        #expect(card.symbols == [.image(tmp.path + "/cup.png"), .text("☕", colour: RGBA(r: 255, g: 0, b: 0)), .text("Win", colour: nil)])
+        #expect(try parse("{\"text\": \"x\"}") == nil)
+        let listed = try #require(try parse("""
+            {"zones": [{"x": 10, "y": 10, "w": 100, "h": 50, "shape": "ellipse"}, {"x": 120, "y": 10, "w": 100, "h": 50}],
+             "symbols": [{"text": "a"}, {"text": "b"}]}
+            """))
+        #expect(listed.zones[0].shape == .ellipse && listed.pick == nil)
+        let outlines = listed.outlines(in: PixelSize(width: 1280, height: 800))
+        #expect(outlines[1] == ZoneOutline(x: 240, y: 20, width: 200, height: 100))
+    }
+
+    @Test("bad zone cards: each a clear error naming the deck entry", arguments: [
+        (#"{"zones": [{"x": 600, "y": 10, "w": 100, "h": 50}], "symbols": [{"text": "a"}]}"#, "zones[0] (x 600, y 10, w 100, h 50) is outside the card"),
+        (#"{"zones": [{"x": 10, "y": 10, "w": 100, "h": 50}, {"x": 60, "y": 30, "w": 100, "h": 50}], "symbols": [{"text": "a"}, {"text": "b"}]}"#, "zones[1] overlaps zones[0]"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 2, "rows": 2}, "pick": 5, "symbols": [{"text": "a"}]}"#, "pick is 5, more than the card's 4 zones"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 2, "rows": 2}, "symbols": [{"text": "a"}]}"#, "symbols has 1, fewer than the 4 zones"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 2, "rows": 2}, "pick": 2, "symbols": [{"text": "a"}], "decoys": [{"text": "d"}, {"text": "d"}]}"#, "symbols has 1, fewer than pick (2)"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 2, "rows": 2}, "pick": 2, "symbols": [{"text": "a"}, {"text": "b"}], "decoys": [{"text": "d"}]}"#, "decoys has 1, fewer than the 2 zones left over after pick"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 1, "rows": 1}, "symbols": ["missing.png"]}"#, "symbols[0]: symbol image /nonexistent/missing.png does not exist"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 1, "rows": 1}, "pick": 1, "symbols": [{"text": "a"}], "decoys": ["gone.png"]}"#, "decoys[0]: symbol image /nonexistent/gone.png does not exist"),
+        (#"{"pick": 3, "symbols": [{"text": "a"}]}"#, "pick belongs to a zone card"),
+        (#"{"zones": [], "symbols": []}"#, "zones must be a non-empty array"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 30, "h": 30, "columns": 4, "rows": 1, "gap": 20}, "symbols": []}"#, "grid leaves no room"),
+        (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 1, "rows": 1}, "pick": 0, "symbols": [{"text": "a"}]}"#, "pick must be a whole number from 1"),
+        (#"{"zones": [{"x": 0, "y": 0, "w": 10, "h": 10, "shape": "star"}], "symbols": [{"text": "a"}]}"#, "zones[0].shape must be"),
+    ])
+    func badCards(json: String, expected: String) {
+        let text = message(json)
+        #expect(text?.hasPrefix("deck.json: cards[0] (\"t\"): ") == true, "\(text ?? "no error")")
+        #expect(text?.contains(expected) == true, "\(text ?? "no error")")
+    }
+}
