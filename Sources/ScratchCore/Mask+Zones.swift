@@ -32,6 +32,13 @@ extension Mask {
         storage.lastEnd = nil
     }
 
+    /// Counts zone `i` as having taken ink (a key opened it), for the touch limit.
+    public mutating func markTouched(_ i: Int) {
+        guard zones != nil, !zones!.touched[i] else { return }
+        zones!.touched[i] = true
+        zones!.touchOrder.append(i)
+    }
+
     /// Reveals every pixel of zone `i`; returns the rectangle that changed.
     @discardableResult
     public mutating func revealZone(_ i: Int) -> PixelRect {

@@ -13,6 +13,9 @@ extension ScratchCanvas {
     /// Locks zone `i` (the brush no longer writes there) or unlocks it.
     public func setScratchable(_ i: Int, _ scratchable: Bool) { mask.setScratchable(i, scratchable) }
 
+    /// Counts zone `i` as having taken ink (a key opened it), for the touch limit.
+    public func markTouched(_ i: Int) { mask.markTouched(i) }
+
     /// At most `limit` zones take ink.
     public func setTouchLimit(_ limit: Int?) { mask.setTouchLimit(limit) }
 
