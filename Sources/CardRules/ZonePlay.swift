@@ -1,3 +1,5 @@
+import ScratchCore
+
 /// A zone ticket being played on a canvas: the rules (`ZoneTicket`) joined to the pixels
 /// (`ScratchCanvas` with zones). After each stroke it starts the zones that took their
 /// first ink (choosing and drawing what they show before the composite that shows them),

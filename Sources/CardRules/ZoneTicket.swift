@@ -1,3 +1,5 @@
+import ScratchCore
+
 /// The rules of a ticket with scratch zones, as a state machine that draws nothing: which
 /// zones were started and in what order, what each shows, which are locked, and the
 /// events that follow. The deal has decided the card: with `pick` K, the i-th zone the

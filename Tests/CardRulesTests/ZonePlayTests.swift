@@ -1,5 +1,7 @@
 import Testing
-@testable import ScratchCore
+@testable import CardRules
+import EngineTestSupport
+import ScratchCore
 
 /// A pick-3-of-9 ticket played on a canvas, pixels read back from the framebuffer.
 struct ZonePlayTests {

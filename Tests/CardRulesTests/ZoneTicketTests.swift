@@ -1,6 +1,8 @@
 import Foundation
 import Testing
-@testable import ScratchCore
+@testable import CardRules
+import EngineTestSupport
+import ScratchCore
 
 /// The rules of a zone ticket: symbols by order of first touch, locks, decoys, events.
 struct ZoneTicketTests {

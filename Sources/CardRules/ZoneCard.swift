@@ -1,3 +1,5 @@
+import ScratchCore
+
 /// A ticket's scratch zones, as a deck entry gives them: where the zones are (in the
 /// card's points, on the built-in card's 640 x 400 design; the window scales them with
 /// the card), what each shows, and how many the player may pick.
