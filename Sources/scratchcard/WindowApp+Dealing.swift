@@ -73,6 +73,7 @@ extension WindowApp {
         canvas = made.canvas
         card = made.card
         session = session(for: made, now: monotonicSeconds())
+        startZones()
         shownAtWallClock = Date().timeIntervalSince1970
         shimmerCentre = nil
         endCelebration()

@@ -29,7 +29,7 @@ extension WindowApp {
         var wake: Double?
         func atLatest(_ t: Double) { wake = Swift.min(wake ?? t, t) }
         if let put = pacedPutWake(now: now) { atLatest(put) }
-        if session.isAnimating { atLatest(frameWake(now: now)) }
+        if session.isAnimating || zonePlay?.isAnimating == true { atLatest(frameWake(now: now)) }
         if let frame = celebrationWake(now: now) { atLatest(frame) }
         guard options.kiosk else { return wake }
         if !window.holdsKeyboard { atLatest(retryKeyboardAt) }

@@ -25,6 +25,10 @@ final class WindowApp {
     var card: DealtCard
     var canvas: ScratchCanvas
     var session: CardSession
+    /// A zone card's rules on its canvas, and the zone the keys' focus ring is on
+    /// (WindowApp+Zones.swift); nil for a card that scratches anywhere.
+    var zonePlay: ZonePlay?
+    var zoneFocus: Int?
     var shownAtWallClock = Date().timeIntervalSince1970
     let outcomeLog: OutcomeLog?
     /// The store of deals, stock and the card on show, if the window keeps one
@@ -151,8 +155,9 @@ final class WindowApp {
             drawnNotPut = PixelRect(size: size)
         } else {
             do {
+                let zones = card.zoneArt?.card
                 canvas = try images.canvas(at: size, layout: layout, brush: brush) { filledCover in
-                    keeper?.resumedMask(size: size, images: images, filledCover: filledCover)
+                    keeper?.resumedMask(size: size, images: images, filledCover: filledCover, zones: zones)
                 }
             } catch {
                 throw ExitError(code: 2, message: "\(error)")
@@ -162,6 +167,14 @@ final class WindowApp {
         session = keeper?.firstSession(card: card, revealAt: options.revealAtPercent / 100, fraction: canvas.revealedFraction, now: now)
             ?? CardSession(cardID: card.id, revealAt: options.revealAtPercent / 100, now: now)
         if session.isRevealed { canvas.revealAll() }
+        if let card = self.card.zoneArt?.card {
+            let started = keeper?.resumedZoneOrder ?? []
+            zonePlay = ZonePlay(card: card, canvas: canvas, revealAt: options.revealAtPercent / 100, started: started) { [art = self.card.zoneArt!] shows, size in
+                art.draw(shows, size: size)
+            }
+            session.leaveRevealToRules()
+            if session.isRevealed { zonePlay?.finishFades() }
+        }
         if let resumed = keeper?.resumed {
             shownAtWallClock = resumed.shownAt
             lastTouch = keeper?.resumedLastTouch(now: now) ?? now
@@ -283,6 +296,7 @@ final class WindowApp {
         case .putCompleted:
             shown()
         case .key, .closeRequested:
+            if zonePlay != nil, !isExitChord(event), handleZoneKey(event) { break }
             if options.kiosk { handleKioskKey(event) } else { handleKey(event) }
         default:
             break
@@ -323,6 +337,7 @@ final class WindowApp {
         guard !dirty.isEmpty else { return }
         changesWaiting = true
         emit(session.scratched(fraction: canvas.revealedFraction, now: monotonicSeconds()))
+        zonesAfterStroke()
         if session.isRevealed { canvas.allPensUp() }
     }
 
@@ -342,6 +357,11 @@ final class WindowApp {
         // every wake-up: a put's completion must not start the next frame early.
         let frameDue = now >= nextFrameAt - FramePacer.slack
         if frameDue { nextFrameAt = pacer.nextAnimationFrame(after: now) }
+        if frameDue, let play = zonePlay, play.isAnimating {
+            // Zones fading open; one whose fade ended is revealed in the mask.
+            area.formUnion(play.animate(into: surface.framebuffer, now: now))
+            area.formUnion(canvas.compositeChanges(into: surface.framebuffer).rect)
+        }
         if frameDue, let fade = session.fadeProgress(now: now) {
             if fade >= 1 {
                 canvas.revealAll()
@@ -356,6 +376,7 @@ final class WindowApp {
             area.formUnion(exposed)
             exposed = .empty
         }
+        area.formUnion(drawZoneFocus(over: area))
         area.formUnion(drawnNotPut)
         drawnNotPut = .empty
         if options.kiosk, frameDue { area.formUnion(drawAttract()) }
@@ -400,12 +421,14 @@ final class WindowApp {
     /// A new size: the images re-laid out to fill it, the scratched state carried over.
     func relayout(to size: PixelSize) throws(ExitError) {
         stats.relayouts += 1
+        let inPlay = zonesInPlay
         do {
             let previous = canvas.mask
             canvas = try card.images.canvas(at: size, layout: canvas.layout, brush: brush) { _ in previous }
             try surface.resize(to: size)
         } catch { throw ExitError(code: 1, message: "\(error)") }
         if session.isRevealed { canvas.revealAll() }
+        startZones(started: inPlay.started, open: inPlay.open)
         cardMaker.resize(to: size)      // a card made for the old size is re-made
         triedNextCard = false
         shimmer = Shimmer(canvas: size)
