@@ -142,8 +142,7 @@ extension WindowApp {
             retryDealAt = made.card.backSoonUntil ?? now + 30
             return false
         }
-        let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
-                                     now: now, endedBy: false)
+        let record = outcomeRecord(endedBy: false, now: now)
         let ending = keeper.deal.map { ($0, record) }
         if made.card.soldOut {
             keeper.dropBatch()

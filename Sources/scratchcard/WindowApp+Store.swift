@@ -358,8 +358,7 @@ extension WindowApp {
             return true
         }
         if let pool = keeper.pool { return takePoolDeal(for: made, keeper: keeper, pool: pool) }
-        let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
-                                     now: monotonicSeconds(), endedBy: false)
+        let record = outcomeRecord(endedBy: false, now: monotonicSeconds())
         let ending = keeper.deal.map { ($0, record) }
         keeper.dropBatch()
         if made.card.soldOut, let book = keeper.book, book.canDeal {

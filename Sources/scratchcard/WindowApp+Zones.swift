@@ -23,6 +23,15 @@ extension WindowApp {
         return (ticket.started, Set((0..<ticket.zoneCount).filter { ticket.open[$0] }))
     }
 
+    /// The card on show's record for the outcome log and the store, ending `now`: a zone
+    /// card's with the zones picked, in order.
+    func outcomeRecord(endedBy quitting: Bool, now: Double) -> OutcomeRecord {
+        var record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock,
+                                     fraction: canvas.revealedFraction, now: now, endedBy: quitting)
+        record.picks = zonePlay?.ticket.started
+        return record
+    }
+
     /// After a stroke: zones started and opened by it, and the card's reveal.
     func zonesAfterStroke() {
         guard let play = zonePlay else { return }

@@ -438,8 +438,7 @@ final class WindowApp {
 
     /// The card on show ends: its record goes to the outcome log, if there is one.
     func logOutcome(quitting: Bool) {
-        let record = session.outcome(prize: card.prize, shownAtWallClock: shownAtWallClock,
-                                     fraction: canvas.revealedFraction, now: monotonicSeconds(), endedBy: quitting)
+        let record = outcomeRecord(endedBy: quitting, now: monotonicSeconds())
         // With a store the outcome is committed there first, once (WindowApp+Store.swift).
         guard finishInStore(record), let outcomeLog else { return }
         do { try outcomeLog.append(record) } catch { log("\(error)") }

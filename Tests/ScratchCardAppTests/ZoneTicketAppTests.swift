@@ -76,7 +76,8 @@ import XvfbSupport
         let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
         let deck = try Self.deck(in: folder)
         let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
-        let app = try RunningApp(["--deck", deck] + Self.arguments, environment: server.environment)
+        let outcomes = folder.appendingPathComponent("outcomes.jsonl").path
+        let app = try RunningApp(["--deck", deck, "--log", outcomes] + Self.arguments, environment: server.environment)
         let window = try server.scratchcardWindow(timeout: 30)
         #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
         let before = try server.waitForPixels(window: window, timeout: 10) { $0[Self.centre(8).x, Self.centre(8).y] != RGBA(r: 0, g: 0, b: 0) }
@@ -123,6 +124,9 @@ import XvfbSupport
                                          "zone-revealed 4 decoy", "zone-revealed 6 decoy", "zone-revealed 8 decoy", "revealed"])
         let revealed = app.events.first { $0["event"] as? String == "revealed" }
         #expect(revealed?["how"] as? String == "threshold")
+        // The outcome log records the picks, in order.
+        let logged = (try? String(contentsOfFile: outcomes, encoding: .utf8)) ?? ""
+        #expect(logged.contains(#""card":"ticket""#) && logged.contains(#""outcome":"revealed""#) && logged.contains(#""picks":[7,2,5]"#), "\(logged)")
     }
 
     @Test("keyboard only: Tab to a zone, Space opens it; three picks reveal the card")

@@ -43,6 +43,15 @@ struct ZoneTicketTests {
         #expect(ticket.openWhole(1) == [.zoneStart(zone: 1), .zoneRevealed(zone: 1, shows: .symbol(1)), .cardRevealed])
     }
 
+    @Test("the outcome log's record carries a zone card's picks, and reads them back")
+    func outcomePicks() throws {
+        var record = OutcomeRecord(shownAt: 0, cardID: "t", prize: "t", outcome: .revealed, how: .threshold, fraction: 0.5,
+                                   revealMilliseconds: 10, durationMilliseconds: 20)
+        record.picks = [7, 2, 5]
+        #expect(record.json.hasSuffix(#""duration_ms":20,"picks":[7,2,5]}"#))
+        #expect(OutcomeRecord(line: Substring(record.json))?.picks == [7, 2, 5])
+    }
+
     @Test("a resumed ticket keeps its picks and their symbols, and the next pick gets the next symbol")
     func resume() {
         var before = ZoneTicket(zoneCount: 9, pick: 3)
