@@ -159,6 +159,14 @@ struct Dealer: Sendable {
     /// With a shared pool: the cards are taken from it (WindowApp+Pool.swift).
     var pool: PoolLedger?
 
+    /// A dealer of `deck` alone, with no options of its own (`render --deck`).
+    init(deck: Deck) {
+        self.deck = deck
+        cover = nil
+        prize = nil
+        coverText = nil
+    }
+
     init(options: WindowOptions) throws(DeckError) {
         deck = try options.deck.map { path throws(DeckError) in try Deck.load(path: path) }
         cover = options.cover

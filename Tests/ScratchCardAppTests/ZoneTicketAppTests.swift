@@ -247,4 +247,47 @@ import XvfbSupport
         kill(app.pid, SIGTERM)
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
     }
+
+    @Test("render replays a trace over a deck's zone card: the zones in the order touched show the symbols, the rest decoys")
+    func renderTicket() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = try Self.deck(in: folder)
+        var trace = "scratch-trace 1\ncanvas 640 400\nbrush 10\n"
+        for zone in [4, 0, 8] {
+            let (x, y) = Self.centre(zone)
+            trace += "down \(x - 84) \(y - 36)\n"
+            for dy in stride(from: -36, through: 36, by: 12) { trace += "move \(x + 84) \(y + dy)\nmove \(x - 84) \(y + dy + 6)\n" }
+            trace += "up\n"
+        }
+        // A stroke outside every zone, last.
+        trace += "down 30 60\nmove 610 60\nup\n"
+        let tracePath = folder.appendingPathComponent("t.trace").path, out = folder.appendingPathComponent("t.png").path
+        try Data(trace.utf8).write(to: URL(fileURLWithPath: tracePath))
+        let run = try runToExit(["render", "--trace", tracePath, "--deck", deck, "--card", "ticket", "--out", out], timeout: 60)
+        #expect(run.status == 0, "\(run.err)")
+        let image = try PNGFile.read(path: out)
+        for (n, zone) in [4, 0, 8].enumerated() { #expect(image[Self.centre(zone).x, Self.centre(zone).y] == Self.symbolColours[n], "zone \(zone)") }
+        for zone in [1, 2, 3, 5, 6, 7] { #expect(Self.close(image[Self.centre(zone).x, Self.centre(zone).y], Self.dimmedDecoy), "zone \(zone)") }
+        let missing = try runToExit(["render", "--trace", tracePath, "--deck", deck, "--card", "nope", "--out", out])
+        #expect(missing.status == 2 && missing.err.contains("no card with the id \"nope\""), "\(missing.err)")
+    }
+
+    @Test("a bad zone card ends the program with exit 2, naming the deck entry", arguments: [
+        (#"{"id": "t", "grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 3, "rows": 3}, "pick": 10, "symbols": [{"text": "a"}]}"#,
+         #"cards[0] ("t"): pick is 10, more than the card's 9 zones"#),
+        (#"{"id": "t", "zones": [{"x": 10, "y": 10, "w": 100, "h": 100}, {"x": 50, "y": 50, "w": 100, "h": 100}], "symbols": [{"text": "a"}, {"text": "b"}]}"#,
+         #"cards[0] ("t"): zones[1] overlaps zones[0]"#),
+        (#"{"id": "t", "zones": [{"x": 600, "y": 10, "w": 100, "h": 100}], "symbols": [{"text": "a"}]}"#,
+         #"cards[0] ("t"): zones[0] (x 600, y 10, w 100, h 100) is outside the card"#),
+        (#"{"id": "t", "grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 3, "rows": 1}, "pick": 2, "symbols": ["gone.png", {"text": "b"}], "decoys": [{"text": "d"}]}"#,
+         #"cards[0] ("t"): symbols[0]: symbol image"#),
+    ])
+    func badZoneDecks(entry: String, message: String) throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("deck.json").path
+        try Data(#"{"cards": [\#(entry)]}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let run = try runToExit(["--deck", path])
+        #expect(run.status == 2, "\(run.err)")
+        #expect(run.err.contains(path) && run.err.contains(message), "\(run.err)")
+    }
 }
