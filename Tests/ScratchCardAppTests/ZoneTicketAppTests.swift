@@ -290,4 +290,42 @@ import XvfbSupport
         #expect(run.status == 2, "\(run.err)")
         #expect(run.err.contains(path) && run.err.contains(message), "\(run.err)")
     }
+
+    @Test("a ticket of words and emoji: the header carries the cover text, a started zone shows its symbol in the card's style, the rest stay foil (ZONES_SCREENSHOT=FILE keeps the picture, as docs/ticket.png)")
+    func ticketWithWords() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = folder.appendingPathComponent("deck.json").path
+        let decoys = ["🍋", "⭐", "🍒", "🍀", "🎁", "🔔"].map { #"{"text": "\#($0)"}"# }.joined(separator: ",")
+        let text = ##"{"cover-text": "PICK 3 · MATCH 3 TO WIN", "cards": [{"id": "coffee", "grid": {"x": 40, "y": 110, "w": 560, "h": 270, "columns": 3, "rows": 3, "gap": 15}, "pick": 3, "symbols": [{"text": "☕ COFFEE", "color": "#6D4C41"}, {"text": "☕ COFFEE", "color": "#6D4C41"}, {"text": "☕ COFFEE", "color": "#6D4C41"}], "decoys": [\##(decoys)], "sound": null}]}"##
+        try Data(text.utf8).write(to: URL(fileURLWithPath: deck))
+        let server = try Xvfb(width: 1024, height: 700); defer { server.stop() }
+        let app = try RunningApp(["--deck", deck, "--size", "960x600", "--scale", "1", "--brush", "14", "--events", "--sound", "off"],
+                                 environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        let before = try server.waitForPixels(window: window, timeout: 10) { $0[480, 100] != RGBA(r: 0, g: 0, b: 0) }
+        // Zone 4 scratched open (its middle at 480, 397 at 1.5x), zone 0 half, zone 8 a streak.
+        func zone(_ z: Int) -> (x: Int, y: Int) { let c = Self.centre(z); return (c.x * 3 / 2, c.y * 3 / 2) }
+        let (x4, y4) = zone(4)
+        var path: [(Int, Int)] = []
+        for dy in stride(from: -50, through: 50, by: 16) { path += [(x4 + 125, y4 + dy), (x4 - 125, y4 + dy + 8)] }
+        try server.drag(window: window, from: (x4 - 125, y4 - 50), through: path)
+        let (x0, y0) = zone(0)
+        try server.drag(window: window, from: (x0 - 110, y0 - 30), through: [(x0 + 20, y0 - 25), (x0 - 100, y0 + 5), (x0 + 30, y0 + 15), (x0 - 60, y0 + 40)])
+        let (x8, y8) = zone(8)
+        try server.drag(window: window, from: (x8 - 100, y8 + 30), through: [(x8 + 60, y8 - 35)])
+        #expect(waitUntil(timeout: 10) { app.eventNames.filter { $0 == "zone-start" }.count == 3 && app.eventNames.contains("zone-revealed") })
+        usleep(800_000)
+        let shot = try server.capture(window: window)
+        // The opened zone shows the symbol's brown words on the light well, where foil was.
+        let brown = (y4 - 50...y4 + 50).reduce(0) { n, y in n + (x4 - 120...x4 + 120).filter { shot[$0, y].r < 140 && shot[$0, y].r > 70 && shot[$0, y].b < 90 }.count }
+        #expect(brown > 200, "no symbol drawn in the opened zone")
+        #expect(shot[x4 - 120, y4 - 55] != before[x4 - 120, y4 - 55])
+        // A zone never touched is foil as before; the header's words are unchanged.
+        #expect(shot[zone(2).x, zone(2).y] == before[zone(2).x, zone(2).y])
+        for y in 30..<150 { for x in 30..<930 where shot[x, y] != before[x, y] { Issue.record("header pixel \(x),\(y) changed"); return } }
+        if let keep = ProcessInfo.processInfo.environment["ZONES_SCREENSHOT"] { try PNGFile.write(shot, to: keep) }
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+    }
 }
