@@ -73,7 +73,8 @@ public enum DeckSound: Equatable, Sendable {
 /// own) is drawn on the built-in foil in place of "SCRATCH HERE". `sound` names a WAV
 /// file played on the reveal instead of the chime (the same folder rule), `null` for
 /// none; `celebrate: false` leaves out the sparks; `stock` (how many of that prize
-/// exist, a whole number) defaults to unlimited.
+/// exist, a whole number) defaults to unlimited. A card may be a ticket of scratch zones
+/// instead of a picture (`zones` or `grid`, `pick`, `symbols`, `decoys`: see `ZoneCard`).
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
