@@ -76,7 +76,10 @@ extension WindowApp {
             }
             canvas.allPensUp()
             let now = monotonicSeconds()
-            emit(cardEvents(play.open(zone, now: now), how: .keyboard, now: now))
+            let events = play.open(zone, now: now)
+            // Saved with the strokes, so that a restarted kiosk opens it again, in order.
+            if !events.isEmpty { keep(.open(zone: zone)) }
+            emit(cardEvents(events, how: .keyboard, now: now))
             return true
         case .other("Tab"), .other("ISO_Left_Tab"):
             let step = modifiers.contains(.shift) || key == .other("ISO_Left_Tab") ? -1 : 1

@@ -328,4 +328,42 @@ import XvfbSupport
         kill(app.pid, SIGTERM)
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
     }
+
+    @Test("keyboard picks survive a kill -9: the restarted kiosk shows them, and the third key pick reveals the card")
+    func keyboardPicksResume() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = try Self.deck(in: folder)
+        let store = folder.appendingPathComponent("kiosk.db").path
+        let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
+        let first = try RunningApp(["--deck", deck, "--store", store] + Self.arguments, environment: server.environment)
+        var window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { first.eventNames.contains("ready") }, "\(first.standardError)")
+        try server.xdotool("mousemove", "--window", "\(window)", "5", "5")
+        try server.xdotool("key", "Tab", "space", "Down", "space")
+        _ = try server.waitForPixels(window: window, timeout: 10) { $0[Self.centre(3).x, Self.centre(3).y] == Self.symbolColours[1] }
+        #expect(waitUntil(timeout: 10) { first.eventNames.filter { $0 == "zone-start" }.count == 2 })
+        usleep(1_500_000)
+        kill(first.pid, SIGKILL)
+        first.wait(timeout: 10)
+
+        let second = try RunningApp(["--deck", deck, "--store", store] + Self.arguments, environment: server.environment)
+        window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { second.eventNames.contains("ready") }, "\(second.standardError)")
+        let shown = try server.waitForPixels(window: window, timeout: 10) {
+            $0[Self.centre(0).x, Self.centre(0).y] == Self.symbolColours[0] && $0[Self.centre(3).x, Self.centre(3).y] == Self.symbolColours[1]
+        }
+        #expect(shown[Self.centre(0).x, Self.centre(0).y] == Self.symbolColours[0], "zone 0 after the restart")
+        #expect(shown[Self.centre(3).x, Self.centre(3).y] == Self.symbolColours[1], "zone 3 after the restart")
+        // Tab goes to the first zone still to pick (1), Space opens it: the third symbol, then the decoys.
+        try server.xdotool("mousemove", "--window", "\(window)", "5", "5")
+        try server.xdotool("key", "Tab", "space")
+        let done = try server.waitForPixels(window: window, timeout: 10) {
+            $0[Self.centre(1).x, Self.centre(1).y] == Self.symbolColours[2] && Self.close($0[Self.centre(8).x, Self.centre(8).y], Self.dimmedDecoy)
+        }
+        #expect(done[Self.centre(1).x, Self.centre(1).y] == Self.symbolColours[2])
+        #expect(waitUntil(timeout: 10) { second.eventNames.contains("revealed") })
+        kill(second.pid, SIGTERM)
+        #expect(second.wait(timeout: 20) == 0, "\(second.standardError)")
+        #expect(Array(Self.zoneEvents(second).prefix(2)) == ["zone-start 1", "zone-revealed 1 2"], "\(Self.zoneEvents(second))")
+    }
 }
