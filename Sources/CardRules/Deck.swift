@@ -25,10 +25,14 @@ public struct DeckCard: Equatable, Sendable {
     /// How many of this prize exist (`"stock": N`); nil: unlimited. The store counts
     /// what was dealt; an entry with none left is no longer drawn.
     public let stock: Int?
+    /// A ticket of scratch zones (`zones` or `grid`, `pick`, `symbols`, `decoys`); nil
+    /// for a card that scratches anywhere.
+    public let zoneCard: ZoneCard?
 
     public init(id: String, prize: String?, cover: String? = nil, weight: Double = 1,
                 sound: DeckSound = .chime, celebrate: Bool = true, text: CardText? = nil,
-                coverText: String? = nil, stock: Int? = nil) {
+                coverText: String? = nil, stock: Int? = nil, zoneCard: ZoneCard? = nil) {
+        self.zoneCard = zoneCard
         self.id = id
         self.prize = prize
         self.cover = cover
@@ -70,7 +74,8 @@ public enum DeckSound: Equatable, Sendable {
 /// own) is drawn on the built-in foil in place of "SCRATCH HERE". `sound` names a WAV
 /// file played on the reveal instead of the chime (the same folder rule), `null` for
 /// none; `celebrate: false` leaves out the sparks; `stock` (how many of that prize
-/// exist, a whole number) defaults to unlimited.
+/// exist, a whole number) defaults to unlimited. A card may be a ticket of scratch zones
+/// instead of a picture (`zones` or `grid`, `pick`, `symbols`, `decoys`: see `ZoneCard`).
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
@@ -202,7 +207,7 @@ public struct Deck: Equatable, Sendable {
 
         let folder = PathText.folder(of: path)
         let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate", "text", "subtitle", "color",
-                                      "background", "cover-text", "stock"]
+                                      "background", "cover-text", "stock", "zones", "grid", "pick", "symbols", "decoys"]
         var cards: [DeckCard] = []
         cards.reserveCapacity(entries.count)
         var seen: [String: Int] = [:]
@@ -225,10 +230,16 @@ public struct Deck: Equatable, Sendable {
             if let id { label += " (\(JSONText.quoted(id)))" }
 
             if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock)")
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock, zones, grid, pick, symbols, decoys)")
             }
             let text = try cardText(fields, fail: entryFail)
-            if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
+            let zoneCard = try ZoneCard.parse(fields, folder: folder, fail: entryFail)
+            if let zoneCard {
+                guard id?.isEmpty == false else { throw entryFail("a zone card needs an \"id\"") }
+                if let key = ["prize", "cover", "text"].first(where: { fields[$0] != nil }) {
+                    throw entryFail("\(key) does not go with zones: a zone card is a ticket, its symbols are what it shows")
+                }
+            } else if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
             var prize: String?
             if let prizeValue = fields["prize"] {
                 guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
@@ -291,7 +302,7 @@ public struct Deck: Equatable, Sendable {
                 throw entryFail("cover-text is drawn on the built-in foil, and this card has a cover image of its own")
             }
             cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate, text: text,
-                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock))
+                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock, zoneCard: zoneCard))
         }
         guard let deck = Deck(cards: cards) else {
             throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")

@@ -33,8 +33,11 @@ public final class ZonePlay {
         self.revealAt = Swift.min(Swift.max(revealAt, 0), 1)
         self.fadeDuration = fadeDuration
         self.drawShows = drawShows
-        ticket = ZoneTicket(resuming: started, open: open, zoneCount: card.zones.count, pick: card.pick)
+        ticket = ZoneTicket(resuming: started, open: [], zoneCount: card.zones.count, pick: card.pick)
         canvas.setZones(card.outlines(in: canvas.size), touchOrder: ticket.started, touchLimit: ticket.picks)
+        // Zones scratched past the threshold before (a resumed ticket) are open.
+        let reached = ticket.started.filter { canvas.zones!.revealedFraction($0) >= self.revealAt }
+        ticket = ZoneTicket(resuming: started, open: open.union(reached), zoneCount: card.zones.count, pick: card.pick)
         for zone in 0..<ticket.zoneCount where ticket.shows(zone) != nil { drawZone(zone) }
         for zone in 0..<ticket.zoneCount where ticket.open[zone] { canvas.revealZone(zone) }
         lockWhatTheRulesLock()

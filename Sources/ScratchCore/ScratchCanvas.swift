@@ -14,7 +14,9 @@ public final class ScratchCanvas {
     /// The brush for the next stroke.
     public var brush: Brush
 
-    var pixels: CardPixels
+    /// Mutable only for a zone's prize (`setPrize`); unchecked, so the reads on every
+    /// event cost no dynamic exclusivity check (they never overlap a write: one thread).
+    @exclusivity(unchecked) var pixels: CardPixels
     /// The cover as given, for `reset()` (where it is transparent the prize shows);
     /// nil for an opaque one.
     private let coverImage: RGBAImage?

@@ -45,6 +45,15 @@ struct ZoneTicketTests {
         #expect(ticket.openWhole(1) == [.zoneStart(zone: 1), .zoneRevealed(zone: 1, shows: .symbol(1)), .cardRevealed])
     }
 
+    @Test("the outcome log's record carries a zone card's picks, and reads them back")
+    func outcomePicks() throws {
+        var record = OutcomeRecord(shownAt: 0, cardID: "t", prize: "t", outcome: .revealed, how: .threshold, fraction: 0.5,
+                                   revealMilliseconds: 10, durationMilliseconds: 20)
+        record.picks = [7, 2, 5]
+        #expect(record.json.hasSuffix(#""duration_ms":20,"picks":[7,2,5]}"#))
+        #expect(OutcomeRecord(line: Substring(record.json))?.picks == [7, 2, 5])
+    }
+
     @Test("a resumed ticket keeps its picks and their symbols, and the next pick gets the next symbol")
     func resume() {
         var before = ZoneTicket(zoneCount: 9, pick: 3)
@@ -114,5 +123,23 @@ struct ZoneCardParseTests {
         let text = message(json)
         #expect(text?.hasPrefix("deck.json: cards[0] (\"t\"): ") == true, "\(text ?? "no error")")
         #expect(text?.contains(expected) == true, "\(text ?? "no error")")
+    }
+
+    @Test("through Deck.load: a zone card is a deck entry with its zones; errors name the deck and the entry")
+    func inADeck() throws {
+        let tmp = try TemporaryFolder()
+        let grid = #""grid": {"x": 40, "y": 110, "w": 560, "h": 270, "columns": 3, "rows": 1, "gap": 10}"#
+        let good = try tmp.write("deck.json", #"{"cover-text": "PICK 1", "cards": [{"id": "t", \#(grid), "pick": 1, "symbols": [{"text": "W"}], "decoys": [{"text": "a"}, {"text": "b"}]}, {"id": "p", "text": "plain"}]}"#)
+        let deck = try Deck.load(path: good)
+        #expect(deck.cards[0].zoneCard?.zones.count == 3 && deck.cards[0].zoneCard?.pick == 1 && deck.cards[0].coverText == "PICK 1")
+        #expect(deck.cards[1].zoneCard == nil)
+        for (entry, expected) in [
+            (#"{"id": "t", \#(grid), "symbols": [{"text": "a"}, {"text": "b"}, {"text": "c"}], "prize": "x.png"}"#, #"cards[0] ("t"): prize does not go with zones: a zone card is a ticket, its symbols are what it shows"#),
+            (#"{\#(grid), "symbols": [{"text": "a"}, {"text": "b"}, {"text": "c"}]}"#, "cards[0]: a zone card needs an \"id\""),
+            (#"{"id": "t", \#(grid), "symbols": [{"text": "a"}]}"#, #"cards[0] ("t"): symbols has 1, fewer than the 3 zones"#),
+        ] {
+            let path = try tmp.write("bad.json", #"{"cards": [\#(entry)]}"#)
+            #expect(deckError { () throws(DeckError) in try Deck.load(path: path) }?.description == path + ": " + expected)
+        }
     }
 }

@@ -49,6 +49,7 @@ extension Dealer {
     /// A deck card made ready as `deal()` makes a drawn one: its images (or text), its
     /// sound, its deck entry (with the stock).
     func dealt(_ card: DeckCard) throws(ImageError) -> DealtCard {
+        if card.zoneCard != nil { return try dealtTicket(card, deckCard: card) }
         let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
                                          prompt: card.coverText ?? coverText, text: card.text)
         return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
