@@ -1,6 +1,6 @@
 import Testing
-@testable import CardRules
-import EngineTestSupport
+import CardRules
+@testable import scratchcard
 import ScratchCore
 
 /// A pick-3-of-9 ticket played on a canvas, pixels read back from the framebuffer.

@@ -1,4 +1,5 @@
 import ScratchCore
+import CardRules
 
 /// A zone ticket being played on a canvas: the rules (`ZoneTicket`) joined to the pixels
 /// (`ScratchCanvas` with zones). After each stroke it starts the zones that took their
@@ -11,21 +12,21 @@ import ScratchCore
 ///     let dirty = canvas.penMove(to: point)
 ///     for event in play.afterStroke(now: t) { ... }
 ///     area.formUnion(play.animate(into: framebuffer, now: t))
-public final class ZonePlay {
-    public let card: ZoneCard
-    public let canvas: ScratchCanvas
-    public private(set) var ticket: ZoneTicket
+final class ZonePlay {
+    let card: ZoneCard
+    let canvas: ScratchCanvas
+    private(set) var ticket: ZoneTicket
     /// The fraction (0...1) of a zone's pixels at which it is revealed.
-    public let revealAt: Double
+    let revealAt: Double
     /// How long a zone takes to fade open, in seconds.
-    public let fadeDuration: Double
+    let fadeDuration: Double
     let drawShows: (ZoneTicket.Shows, PixelSize) -> RGBAImage
     /// Zones fading open, and when each began.
     private var fading: [(zone: Int, since: Double)] = []
 
     /// A fresh ticket, or one taken up again: `started` in the order they were started,
     /// `open` those that were revealed (both from the store).
-    public init(card: ZoneCard, canvas: ScratchCanvas, revealAt: Double, fadeDuration: Double = 0.3,
+    init(card: ZoneCard, canvas: ScratchCanvas, revealAt: Double, fadeDuration: Double = 0.3,
                 started: [Int] = [], open: Set<Int> = [],
                 drawShows: @escaping (ZoneTicket.Shows, PixelSize) -> RGBAImage) {
         self.card = card
@@ -46,7 +47,7 @@ public final class ZonePlay {
     /// The canvas took a stroke: zones that took their first ink start (their symbol
     /// drawn now, before any of their pixels is composited), and zones whose meter
     /// reached the threshold are revealed. Returns the rules' events, in order.
-    public func afterStroke(now: Double) -> [ZoneTicket.Event] {
+    func afterStroke(now: Double) -> [ZoneTicket.Event] {
         guard let zones = canvas.zones else { return [] }
         var events: [ZoneTicket.Event] = []
         for zone in zones.touchOrder where ticket.shows(zone) == nil {
@@ -62,7 +63,7 @@ public final class ZonePlay {
     }
 
     /// A key opens `zone` whole: a pick, if it may still be picked, then its reveal.
-    public func open(_ zone: Int, now: Double) -> [ZoneTicket.Event] {
+    func open(_ zone: Int, now: Double) -> [ZoneTicket.Event] {
         guard zone >= 0, zone < ticket.zoneCount, ticket.isScratchable(zone) else { return [] }
         let began = ticket.start(zone)
         if !began.isEmpty {
@@ -75,12 +76,12 @@ public final class ZonePlay {
     }
 
     /// True while a zone is fading open.
-    public var isAnimating: Bool { !fading.isEmpty }
+    var isAnimating: Bool { !fading.isEmpty }
 
     /// Draws the fading zones' next frame into `framebuffer`; a zone whose fade is over
     /// is revealed in the mask (composited by the next `compositeChanges`). Returns the
     /// area drawn.
-    public func animate(into framebuffer: Framebuffer, now: Double) -> PixelRect {
+    func animate(into framebuffer: Framebuffer, now: Double) -> PixelRect {
         var area = PixelRect.empty
         fading.removeAll { item in
             let t = fadeDuration > 0 ? (now - item.since) / fadeDuration : 1
@@ -95,7 +96,7 @@ public final class ZonePlay {
     }
 
     /// Ends every fade at once (a card dealt away, a snapshot).
-    public func finishFades() {
+    func finishFades() {
         for item in fading { canvas.revealZone(item.zone) }
         fading.removeAll()
     }
