@@ -67,8 +67,10 @@ let package = Package(
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore", "CardRules"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
-                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
-                resources: [.copy("icon.png")]),
+                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop"],
+                // icons: the window's _NET_WM_ICON in a development build (an installed
+                // one reads the hicolor theme's).
+                resources: [.copy("icon.png"), .copy("icons")]),
 
         // MARK: The executable.
         .executableTarget(name: "scratchcard",

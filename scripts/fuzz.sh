@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -78,6 +78,11 @@ case "$name" in
     swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CSQLite -I Sources/CLibPQ -I Sources/CInstructions \
       ${pqcflags[@]+"${pqcflags[@]}"} Sources/ScratchStore/*.swift "Fuzz/$name/main.swift" \
       -L "$out" -lCardRules -lThreads -lScratchCore -lsqlite3 $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
+    max_len=16384
+    ;;
+  urilist)
+    # The uri-lists dropped and pasted on the window: the X11 room's one pure-Swift parser.
+    swiftc "${flags[@]}" -module-name ScratchX11 Sources/ScratchX11/URIList.swift "Fuzz/$name/main.swift" -o "$out/fuzzer"
     max_len=16384
     ;;
   conninfo)

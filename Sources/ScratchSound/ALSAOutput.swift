@@ -14,9 +14,13 @@ final class ALSAOutput: AudioOutput {
 
     init(device: String = "default", latencySeconds target: Double) throws(AudioOutputError) {
         var handle: OpaquePointer?
+        // ALSA's own messages never reach stderr: they go into the error's words.
+        calsa_keep_errors()
         var status = snd_pcm_open(&handle, device, SND_PCM_STREAM_PLAYBACK, 0)
         guard status >= 0, let handle else {
-            throw AudioOutputError(description: "no ALSA device '\(device)' (\(String(cString: snd_strerror(status))))")
+            let said = String(cString: calsa_kept())
+            throw AudioOutputError(description: "no ALSA device '\(device)' (\(String(cString: snd_strerror(status)))"
+                                   + (said.isEmpty ? ")" : "; ALSA said: \(said))"))
         }
         status = snd_pcm_set_params(handle, SND_PCM_FORMAT_S16_LE, SND_PCM_ACCESS_RW_INTERLEAVED, 1, UInt32(Synth.rate), 1,
                                     UInt32(target * 1_000_000))

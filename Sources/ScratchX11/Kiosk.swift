@@ -39,29 +39,9 @@ extension X11Window {
     @discardableResult
     public func makeFullScreen() -> FullScreenMethod {
         let d = display.handle
+        fullScreenWanted = true
         if display.windowManagerOffersFullScreen {
-            let state = display.atom("_NET_WM_STATE")
-            let fullScreen = display.atom("_NET_WM_STATE_FULLSCREEN")
-            if mapRequested {
-                var event = XEvent()
-                event.xclient.type = ClientMessage
-                event.xclient.send_event = 1
-                event.xclient.window = handle
-                event.xclient.message_type = state
-                event.xclient.format = 32
-                event.xclient.data.l.0 = 1   // _NET_WM_STATE_ADD
-                event.xclient.data.l.1 = Int(fullScreen)
-                event.xclient.data.l.2 = 0
-                event.xclient.data.l.3 = 1   // source: an ordinary application
-                XSendEvent(d, display.rootWindow, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
-            } else {
-                let atoms: [Atom] = [fullScreen]
-                atoms.withUnsafeBytes { bytes in
-                    _ = XChangeProperty(d, handle, state, Atom(XA_ATOM), 32, PropModeReplace,
-                                        bytes.baseAddress!.assumingMemoryBound(to: UInt8.self), 1)
-                }
-            }
-            display.flush()
+            askWindowManager(fullScreen: true)
             return .windowManager
         }
         let screen = display.screenSize
@@ -74,6 +54,36 @@ extension X11Window {
         if mapRequested && sawMapNotify { takeFocus() }
         display.flush()
         return .withoutWindowManager
+    }
+
+    /// Asks the window manager to add or remove `_NET_WM_STATE_FULLSCREEN`: once the
+    /// window is mapped, the `_NET_WM_STATE` ClientMessage on the root window; before,
+    /// the window's own `_NET_WM_STATE` property, which the manager reads when it maps it.
+    func askWindowManager(fullScreen: Bool) {
+        let d = display.handle
+        let state = display.atom("_NET_WM_STATE")
+        let fullScreenAtom = display.atom("_NET_WM_STATE_FULLSCREEN")
+        if mapRequested {
+            var event = XEvent()
+            event.xclient.type = ClientMessage
+            event.xclient.send_event = 1
+            event.xclient.window = handle
+            event.xclient.message_type = state
+            event.xclient.format = 32
+            event.xclient.data.l.0 = fullScreen ? 1 : 0   // _NET_WM_STATE_ADD, _REMOVE
+            event.xclient.data.l.1 = Int(fullScreenAtom)
+            event.xclient.data.l.2 = 0
+            event.xclient.data.l.3 = 1   // source: an ordinary application
+            XSendEvent(d, display.rootWindow, 0, SubstructureRedirectMask | SubstructureNotifyMask, &event)
+        } else {
+            let atoms: [Atom] = fullScreen ? [fullScreenAtom] : []
+            atoms.withUnsafeBytes { bytes in
+                _ = XChangeProperty(d, handle, state, Atom(XA_ATOM), 32, PropModeReplace,
+                                    bytes.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) } ?? nil,
+                                    Int32(atoms.count))
+            }
+        }
+        display.flush()
     }
 
     /// Gives this window the input focus (`XSetInputFocus`, reverting to the pointer

@@ -66,13 +66,24 @@ public final class X11Window {
     /// Where the last ConfigureNotify put the window (relative to its parent, or to the
     /// root in a window manager's synthetic one), to tell a move from a resize.
     private var lastPosition: (x: Int32, y: Int32) = (0, 0)     // where XCreateWindow put it
+    /// The server time of the latest key, button or property event: what a selection's
+    /// ownership and requests are dated with (ICCCM: never CurrentTime).
+    public internal(set) var lastEventTime: UInt = 0
+    /// Drops, the clipboard and their transfers (DesktopExchange.swift), made when first used.
+    var exchangeStorage: DesktopExchange? = nil
+    /// Full screen as asked through `setFullScreen` or `makeFullScreen`, and where the
+    /// window was before, to go back to without a window manager (FullScreen.swift).
+    var fullScreenWanted = false
+    var windowedPlacement: PixelRect? = nil
 
     /// The events the window listens to. Motion only while button 1 is held
     /// (`Button1MotionMask`, not `PointerMotionMask`): only a drag scratches or draws,
     /// and a pointer hovering over the window would cost the X server an event to
     /// deliver (and the program a wake-up) for each move, for nothing.
+    /// PropertyChangeMask: the pieces of a selection sent in increments (INCR) come as
+    /// property changes on this window.
     static let eventMask: Int = ExposureMask | ButtonPressMask | ButtonReleaseMask | Button1MotionMask
-        | KeyPressMask | StructureNotifyMask
+        | KeyPressMask | StructureNotifyMask | PropertyChangeMask
 
     /// Creates the window (`XCreateWindow`), names it (WM_NAME through `XStoreName`,
     /// _NET_WM_NAME as UTF8_STRING through `XChangeProperty`), sets WM_CLASS to
@@ -130,6 +141,7 @@ public final class X11Window {
         var protocols = [wmDeleteWindow]
         XSetWMProtocols(d, window, &protocols, 1)
         shmEventBase = display.hasSharedMemory ? XShmGetEventBase(d) : nil
+        setProcessIdentity()
         display.flush()
     }
 
@@ -268,6 +280,7 @@ public final class X11Window {
         case ButtonPress, ButtonRelease:
             let b = event.xbutton
             guard b.window == handle else { return nil }
+            lastEventTime = UInt(b.time)
             let at = Point(x: Double(b.x) + 0.5, y: Double(b.y) + 0.5)
             return type == ButtonPress ? .press(button: Int(b.button), at: at, time: UInt(b.time))
                 : .release(button: Int(b.button), at: at, time: UInt(b.time))
@@ -311,6 +324,7 @@ public final class X11Window {
             return translateGeneric(&event)
         case KeyPress:
             guard event.xkey.window == handle else { return nil }
+            lastEventTime = UInt(event.xkey.time)
             let keysym = XLookupKeysym(&event.xkey, 0)
             let key = Key(keysym: keysym)
             let modifiers = KeyModifiers(state: event.xkey.state)
@@ -321,9 +335,13 @@ public final class X11Window {
             return .key(key, modifiers: modifiers)
         case ClientMessage:
             let c = event.xclient
-            guard c.window == handle, c.message_type == wmProtocols, c.format == 32,
-                  Atom(c.data.l.0) == wmDeleteWindow else { return nil }
+            guard c.window == handle else { return nil }
+            guard c.message_type == wmProtocols else { return exchangeStorage?.handleClientMessage(c) }
+            guard c.format == 32, Atom(c.data.l.0) == wmDeleteWindow else { return nil }
             return .closeRequested
+        case SelectionRequest, SelectionNotify, SelectionClear, PropertyNotify:
+            if type == PropertyNotify, event.xproperty.window == handle { lastEventTime = UInt(event.xproperty.time) }
+            return exchangeStorage?.handleSelectionEvent(&event)
         default:
             return nil
         }
@@ -397,6 +415,13 @@ public enum WindowEvent: Equatable, Sendable {
     case key(Key, modifiers: KeyModifiers)
     /// The window manager asks us to close (WM_DELETE_WINDOW).
     case closeRequested
+    /// Files were dropped on the window (XDND, after `acceptDrops`): their local paths,
+    /// in the order given, at least one of which the drop's test accepted.
+    case dropped(paths: [String])
+    /// What `pasteFromClipboard()` got: a picture's file bytes or a list of files.
+    case pasted(ClipboardContent)
+    /// `pasteFromClipboard()` got nothing usable: why, in words.
+    case pasteFailed(String)
     /// The server has finished reading an MIT-SHM image (`ShmCompletion`).
     case putCompleted
     /// A finger touched the window (XInput 2.2 `XI_TouchBegin`, after `enableTouch()`).

@@ -177,7 +177,11 @@ let windowUsage = """
                        own sound or none (see README)
 
     keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
-          q or Escape quit; the window's close button quits too.
+          q or Escape quit; the window's close button quits too. F11 full screen
+          (Escape leaves it first), Ctrl+C copies what the window shows (PNG),
+          Ctrl+V makes the clipboard's picture the prize under fresh foil.
+    desktop: a picture (PNG, JPEG, WebP) dropped on the window becomes the prize
+             under fresh foil; a kiosk takes no drops and no clipboard.
     screens: a depth-16 or depth-30 screen is drawn through a 24/32-bit TrueColor
              visual it offers; one with none (depth 8) is display trouble.
     exit status: 0 done, 1 display trouble (no display, lost connection), 2 bad input

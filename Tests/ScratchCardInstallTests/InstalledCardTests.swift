@@ -15,6 +15,9 @@ func checkBuiltInCardShowsAndScratches(binary: String, in namespace: HiddenFolde
     _ = waitUntil(timeout: 20) { app.eventNames.contains("ready") || !app.process.isRunning }
     try #require(app.eventNames.contains("ready"), "no ready event; stderr: \(app.standardError)")
     let window = try server.scratchcardWindow()
+    // Its icon, from the installed hicolor theme beside the binary: the six drawn sizes.
+    let icons = try server.run("xprop", ["-id", "\(window)", "_NET_WM_ICON"])
+    for n in [16, 24, 32, 48, 64, 128] { #expect(icons.contains("Icon (\(n) x \(n)):"), "no \(n) px icon") }
     let before = try server.capture(window: window)
 
     // It shows a card: the foil's noise and lettering, not a blank window.
@@ -138,4 +141,50 @@ func files(under folder: String) throws -> [String] {
         if type != .typeDirectory { found.append(path) }
     }
     return found.sorted()
+}
+
+/// The installed menu entry launched as a desktop launches it: gtk-launch (GTK's launch
+/// context sends `new:` and sets DESKTOP_STARTUP_ID), the installed program answering with
+/// `remove:` for the same id once its first frame is shown, as a listener on the root sees.
+@Suite("Launch feedback", .serialized)
+struct LaunchFeedbackTests {
+    @Test func gtkLaunchOfTheInstalledEntryIsCompleted() throws {
+        let destdir = try Checkout.install()
+        defer { try? FileManager.default.removeItem(atPath: destdir) }
+        let server = try Xvfb(width: 640, height: 480)
+        defer { server.stop() }
+        var environment = server.environment
+        environment["XDG_DATA_DIRS"] = destdir + "/usr/local/share"
+        environment["XDG_DATA_HOME"] = destdir + "/nothing-here"
+        environment["PATH"] = destdir + "/usr/local/bin:/usr/bin:/bin"
+        environment["NO_AT_BRIDGE"] = "1"
+        let listener = try StartupListener(server: server)
+        let launcher = try ClientProcess("gtk-launch", ["scratchcard"], environment: environment)
+        let messages = listener.messages(timeout: 30) { $0.contains { $0.hasPrefix("remove:") } }
+        let id = messages.first { $0.hasPrefix("new:") }.flatMap(Self.startupID)
+        #expect(id != nil, "messages \(messages); gtk-launch: \(launcher.errorText)")
+        #expect(messages.contains { $0.hasPrefix("remove:") && Self.startupID($0) == id }, "\(messages)")
+        let window = try server.scratchcardWindow()
+        let props = try server.run("xprop", ["-id", "\(window)", "_NET_WM_PID", "_NET_STARTUP_ID"])
+        if let id { #expect(props.contains("_NET_STARTUP_ID(UTF8_STRING) = \"\(id)\""), "\(props)") }
+        let pid = props.split(separator: "\n").first { $0.hasPrefix("_NET_WM_PID") }.flatMap { Int32($0.split(separator: " ").last!) }
+        let exe = pid.flatMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/exe") }
+        #expect(exe == destdir + "/usr/local/bin/scratchcard", "\(props)")
+        try server.xdotool("mousemove", "--window", "\(window)", "1", "1")
+        try server.xdotool("key", "q")
+        if let pid { #expect(waitUntil(timeout: 10) { kill(pid, 0) != 0 }) }
+    }
+
+    /// The ID=… of a startup-notification message, quoted or not.
+    static func startupID(_ message: String) -> String? {
+        guard let range = message.range(of: "ID=") else { return nil }
+        var rest = message[range.upperBound...]
+        guard rest.first == "\"" else { return String(rest.prefix { $0 != " " }) }
+        rest = rest.dropFirst()
+        var id = "", escaped = false
+        for c in rest {
+            if escaped { id.append(c); escaped = false } else if c == "\\" { escaped = true } else if c == "\"" { return id } else { id.append(c) }
+        }
+        return nil
+    }
 }

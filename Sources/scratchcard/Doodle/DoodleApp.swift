@@ -66,7 +66,8 @@ func exportDoodle(_ doodle: Doodle, to path: String) throws(ExitError) {
 ///
 /// Its parts: `screen`, the surface at the monitor's pace (shared with the scratch
 /// window); `drawing`, the document and the view; `pen`, the colour and width chosen and
-/// their swatch; `stats`, the counters for `--stats`.
+/// their swatch; `stats`, the counters for `--stats`; `desktop`, drops, the clipboard,
+/// full screen and the launch (Desktop/DesktopSide.swift).
 final class DoodleApp {
     private let options: DoodleOptions
     private let display: X11Display
@@ -74,14 +75,21 @@ final class DoodleApp {
     /// Display pixels per point.
     private let scale: Double
     private let screen: PacedScreen
-    private let drawing: DoodleDrawing
+    private var drawing: DoodleDrawing
+    /// The picture's file: the command line's, or the one dropped or pasted since.
+    private var imagePath: String
+    /// Strokes drawn, undone or cleared since the last save: a new picture saves them first.
+    private var unsaved = false
+    private let desktop: DesktopSide
     private var pen: DoodlePenChoice
     /// The area to composite and put at the next chance.
     private var pending = PixelRect.empty
     private var stats = DoodleStats()
 
     init(options: DoodleOptions, photo: RGBAImage) throws(ExitError) {
+        _ = launchStartupID         // taken from the environment before any thread starts
         self.options = options
+        imagePath = options.image
         pen = DoodlePenChoice(colour: options.colour, widthPoints: options.widthPoints)
         do { display = try X11Display(name: options.display) } catch { throw ExitError(code: 1, message: "\(error)") }
         guard display.pixelLayout != nil else {
@@ -96,6 +104,7 @@ final class DoodleApp {
             surface = try WindowSurface(window: window, size: drawing.viewSize, useSharedMemory: options.useSharedMemory)
         } catch { throw ExitError(code: 1, message: "\(error)") }
         screen = PacedScreen(window: window, surface: surface, maxFPS: options.maxFPS)
+        desktop = DesktopSide(window: window, takesPictures: true, verbose: false)
     }
 
     func run() throws(ExitError) {
@@ -111,6 +120,7 @@ final class DoodleApp {
                 switch event {
                 case .press(let button, let point, _) where button == 1:
                     stats.stroked()
+                    unsaved = true
                     pending.formUnion(drawing.penDown(at: point, colour: pen.colour, widthPoints: pen.widthPoints))
                 case .motion(let point, _) where drawing.isPenDown:
                     stats.stroked()
@@ -121,6 +131,8 @@ final class DoodleApp {
                     pending.formUnion(rect)
                 case .resized(let size):
                     relayout(to: size)
+                case _ where handleDesktop(event):
+                    break
                 case .key(.q, _), .key(.escape, _), .closeRequested:
                     running = false
                 case .key(.s, _):
@@ -139,6 +151,7 @@ final class DoodleApp {
                 screen.dropHeldPut()        // the slot came and nothing was waiting for it
             }
         }
+        desktop.leave()
         if options.stats { fputs(stats.line(pixelsPut: screen.pixelsPut, rate: screen.rate) + "\n", stderr) }
         if let out = options.out { try exportDoodle(drawing.document, to: out) }
     }
@@ -155,15 +168,57 @@ final class DoodleApp {
             return
         }
         switch name {
-        case "u", "U", "undo": pending.formUnion(drawing.undo())
-        case "c", "C": pending.formUnion(drawing.clear())
+        case "u", "U", "undo":
+            unsaved = true
+            pending.formUnion(drawing.undo())
+        case "c", "C":
+            unsaved = true
+            pending.formUnion(drawing.clear())
         default: break
         }
     }
 
-    private func save() {
-        let path = options.out ?? DoodleExport.defaultPath(forInput: options.image, in: ".") { access($0, F_OK) == 0 }
-        do { try exportDoodle(drawing.document, to: path) } catch { log(error.message) }
+    /// `s`: the doodle written to `--out`, else into the current folder under the
+    /// picture's name (`DoodleExport.defaultPath`). False when it could not be written.
+    @discardableResult
+    private func save() -> Bool {
+        let path = options.out ?? DoodleExport.defaultPath(forInput: imagePath, in: ".") { access($0, F_OK) == 0 }
+        do { try exportDoodle(drawing.document, to: path) } catch {
+            log(error.message)
+            return false
+        }
+        unsaved = false
+        return true
+    }
+
+    /// Ctrl+C, Ctrl+V, F11, a drop, a paste (DesktopSide): false when the event is none of them.
+    private func handleDesktop(_ event: WindowEvent) -> Bool {
+        switch desktop.handle(event) {
+        case nil:
+            return false
+        case .handled?:
+            break
+        case .copy?:
+            if screen.canDraw, !pending.isEmpty { repaint() }
+            desktop.copy(screen.framebuffer)
+        case .picture(let image, let name)?:
+            open(image, path: name == "pasted" ? "pasted.png" : name)
+        }
+        return true
+    }
+
+    /// A dropped or pasted picture opens for doodling, once the strokes not yet saved are
+    /// saved where `s` saves them; when they cannot be, the picture on show stays.
+    private func open(_ image: RGBAImage, path: String) {
+        if unsaved, !save() {
+            log("\(path) not opened: the strokes on show could not be saved")
+            return
+        }
+        drawing = DoodleDrawing(photo: image, within: screen.size, scale: scale)
+        imagePath = path
+        unsaved = false
+        drawing.relayout(to: screen.size)
+        pending = PixelRect(size: screen.size)
     }
 
     /// A new window size: the view is fitted again and the drawing redrawn into it.
@@ -190,6 +245,7 @@ final class DoodleApp {
         }
         stats.put(held: screen.putHeld)
         screen.put(put, at: now())
+        desktop.firstFrameShown()
     }
 
     private func now() -> Double { Double(monotonicMicroseconds()) / 1e6 }

@@ -75,7 +75,11 @@ let doodleUsage = """
                        pixels) when given, else the trace's brush records
       -h, --help       show this help and exit
 
-    keys: 1-9 colour, + and - width, u or Ctrl+Z undo, c clear, s save, q or Escape quit.
+    keys: 1-9 colour, + and - width, u or Ctrl+Z undo, c clear, s save, q or Escape quit,
+          F11 full screen (Escape leaves it first), Ctrl+C copies what the window shows,
+          Ctrl+V opens the clipboard's picture.
+    desktop: a picture dropped on the window (or pasted) opens for doodling; strokes not
+             yet saved are saved first, where s saves them.
     """
 
 /// Reads the tokens after `doodle`.

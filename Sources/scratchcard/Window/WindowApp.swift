@@ -22,7 +22,8 @@ import CardRules
 /// - `effects`, the sound and the celebration (Effects.swift);
 /// - `screen` and `changes`, the surface at the monitor's pace and what it does not
 ///   show yet (Screen/PacedScreen.swift, ScreenChanges.swift);
-/// - `stats`, the counters for `--stats` (WindowStats.swift).
+/// - `stats`, the counters for `--stats` (WindowStats.swift);
+/// - `desktop`, drops, the clipboard, full screen, the launch (Desktop/DesktopSide.swift).
 final class WindowApp {
     private let options: WindowOptions
     private let display: X11Display
@@ -41,10 +42,12 @@ final class WindowApp {
     /// A ticket's focus ring, which the keys move between its zones (ZoneKeys.swift).
     private var zoneFocus = ZoneFocus()
     private var stats = WindowStats()
+    private let desktop: DesktopSide
     private var running = true
 
     init(options: WindowOptions) throws(ExitError) {
         let startedAtWallClock = Date().timeIntervalSince1970, startedAt = monotonicSeconds()
+        _ = launchStartupID         // taken from the environment before any thread starts
         self.options = options
         var dealer: Dealer
         do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
@@ -68,6 +71,7 @@ final class WindowApp {
         screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
         kiosk = options.kiosk
             ? KioskTimers(options: options, display: display, window: window, canvas: opened.size, lastTouch: lastTouch) : nil
+        desktop = DesktopSide(window: window, takesPictures: !options.kiosk && !store.keepsStore, verbose: options.verbose)
         let touch = window.enableTouch()
         if options.verbose { opened.logSetUp(options: options, touch: touch, screen: screen) }
         if drawnStraight { changes.drawnStraight(PixelRect(size: opened.size)) }
@@ -121,6 +125,7 @@ final class WindowApp {
         }
         // A new card asked for and still on its way is shown, so that the events and the
         // outcome log tell what the user did (`r`, then `q`).
+        desktop.leave()
         if dealing.waitForWantedCard() { dealNewCard() }
         dealing.endWanting()
         // The card on show ends: its outcome to the store, then to the outcome log.
@@ -170,9 +175,11 @@ final class WindowApp {
             // In kiosk mode every key and the close button are ignored, but the operator's chord.
             if let kiosk {
                 if kiosk.isExitChord(event) { running = false }
-            } else {
+            } else if !handleDesktop(event) {
                 handleKey(event)
             }
+        case .dropped, .pasted, .pasteFailed:
+            _ = handleDesktop(event)
         default:
             break
         }
@@ -288,7 +295,10 @@ final class WindowApp {
 
     /// The last put is on screen: every stroke it carried has its latency.
     private func shown() {
-        if stats.shown() { effects.prepareChime() }
+        if stats.shown() {
+            effects.prepareChime()
+            desktop.firstFrameShown()
+        }
     }
 
     /// When the loop must wake without input: a put the pacer held back, the fade's or
@@ -334,6 +344,34 @@ final class WindowApp {
         effects.newCardShown()
         changes.expose(PixelRect(size: card.size))
         emit([.newCard(cardID: made.card.id, deal: store.deal)])
+    }
+
+    /// Ctrl+C, Ctrl+V, F11, a drop, a paste (DesktopSide): false when the event is none of them.
+    private func handleDesktop(_ event: WindowEvent) -> Bool {
+        switch desktop.handle(event) {
+        case nil:
+            return false
+        case .handled?:
+            break
+        case .copy?:
+            if screen.canDraw { repaint(paced: false) }
+            desktop.copy(screen.framebuffer)
+        case .picture(let image, let name)?:
+            showPrize(image, named: name)
+        }
+        return true
+    }
+
+    /// A dropped or pasted picture becomes the prize of a fresh card under the same
+    /// cover, shown as `r` shows a card (the old one's outcome logged, `new-card`).
+    private func showPrize(_ image: RGBAImage, named name: String) {
+        let images = CardImages(cover: card.dealt.images.cover, prize: .image(image))
+        do {
+            let canvas = try images.canvas(at: card.size, layout: card.canvas.layout, brush: card.brush)
+            show(CardMaker.Made(card: DealtCard(id: fileStem(name), prize: name, images: images), canvas: canvas))
+        } catch {
+            log("\(name): \(error)")
+        }
     }
 
     /// Kiosk mode, after each wake: a reset due, or the next card to ask for ahead.
