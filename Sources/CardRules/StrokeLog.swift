@@ -149,6 +149,15 @@ public struct StrokeLog: Equatable, Sendable {
         var mask: Mask?
         var brush: Brush?
         var pens: [Int: Point] = [:]
+        // On a mask with zones, each pen scratches the zone it first inked, as the
+        // canvas's pens do (ScratchCanvas.penZones).
+        var penZones: [Int: Int] = [:]
+        func stroke(_ pen: Int, _ a: Point, _ b: Point, _ brush: Brush) {
+            guard mask!.zones != nil else { _ = mask!.stroke(from: a, to: b, brush: brush); return }
+            mask!.strokeOnly(in: penZones[pen])
+            _ = mask!.stroke(from: a, to: b, brush: brush)
+            if penZones[pen] == nil, let zone = mask!.lastInkedZone { penZones[pen] = zone }
+        }
         for record in records {
             switch record {
             case let .canvas(canvasSize, radius):
@@ -156,17 +165,20 @@ public struct StrokeLog: Equatable, Sendable {
                 if mask?.size != canvasSize {
                     mask = newMask(canvasSize, mask)
                     pens.removeAll()
+                    penZones.removeAll()
                 }
             case let .down(pen, p):
                 guard let brush, mask != nil else { continue }
                 pens[pen] = p
-                _ = mask!.stroke(from: p, to: p, brush: brush)
+                penZones[pen] = nil
+                stroke(pen, p, p, brush)
             case let .move(pen, p):
                 guard let brush, mask != nil, let last = pens[pen] else { continue }
                 pens[pen] = p
-                _ = mask!.stroke(from: last, to: p, brush: brush)
+                stroke(pen, last, p, brush)
             case let .up(pen):
                 pens[pen] = nil
+                penZones[pen] = nil
             case let .open(zone):
                 // On a mask with zones (a ticket's), as the key did: the zone counts as
                 // started where it comes in the order, and is revealed whole.

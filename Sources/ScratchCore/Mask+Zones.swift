@@ -16,6 +16,16 @@ extension Mask {
         storage.lastEnd = nil
     }
 
+    /// The next strokes write in zone `zone` alone (a pen's own zone), or in any (nil).
+    public mutating func strokeOnly(in zone: Int?) {
+        guard zones != nil, zones!.onlyZone != zone else { return }
+        zones!.onlyZone = zone
+        storage.lastEnd = nil
+    }
+
+    /// The first zone the last stroke changed a pixel of, if any.
+    public var lastInkedZone: Int? { zones?.lastInkedZone }
+
     /// Lets the brush write in zone `i`, or not (a locked zone).
     public mutating func setScratchable(_ i: Int, _ scratchable: Bool) {
         guard zones != nil, zones!.scratchable[i] != scratchable else { return }
@@ -80,7 +90,8 @@ extension Mask {
         let before = storage.lastEnd
         var after: (point: Point, radius: Double)?
         var changed = PixelRect.empty
-        for i in 0..<zones!.count where zones!.scratchable[i] {
+        zones!.lastInkedZone = nil
+        for i in 0..<zones!.count where zones!.scratchable[i] && (zones!.onlyZone == nil || zones!.onlyZone == i) {
             let box = zones!.bounds[i]
             guard !box.isEmpty, Double(box.x) < maxX, Double(box.maxX) > minX,
                   Double(box.y) < maxY, Double(box.maxY) > minY else { continue }
@@ -100,6 +111,7 @@ extension Mask {
             after = storage.lastEnd
             zones!.revealedCounts[i] += storage.revealed - revealedBefore
             if !rect.isEmpty {
+                if zones!.lastInkedZone == nil { zones!.lastInkedZone = i }
                 changed.formUnion(rect)
                 if !zones!.touched[i] {
                     zones!.touched[i] = true

@@ -22,6 +22,10 @@ public final class ScratchCanvas {
     private let coverImage: RGBAImage?
     /// The last point of each pen that is down.
     private var pens: [Int: Point] = [:]
+    /// On a card with zones: the zone each pen that is down scratches, the first it
+    /// inked. A finger scratching one zone never starts another (a pick) by straying
+    /// over its edge; a new press may.
+    private var penZones: [Int: Int] = [:]
     private var pendingSpans: [Compositor.Span] = []
     /// What strokes painted straight into a framebuffer since the last `compositeChanges`.
     private var painted = PixelRect.empty
@@ -99,7 +103,8 @@ public final class ScratchCanvas {
     @discardableResult
     public func penDown(at point: Point, pen: Int = 0, drawingInto framebuffer: Framebuffer? = nil) -> PixelRect {
         pens[pen] = point
-        return stroke(from: point, to: point, drawingInto: framebuffer)
+        penZones[pen] = nil
+        return stroke(from: point, to: point, pen: pen, drawingInto: framebuffer)
     }
 
     /// Continues the pen's stroke from its last point to `point`; ignored while it is up.
@@ -108,7 +113,15 @@ public final class ScratchCanvas {
     public func penMove(to point: Point, pen: Int = 0, drawingInto framebuffer: Framebuffer? = nil) -> PixelRect {
         guard let last = pens[pen] else { return .empty }
         pens[pen] = point
-        return stroke(from: last, to: point, drawingInto: framebuffer)
+        return stroke(from: last, to: point, pen: pen, drawingInto: framebuffer)
+    }
+
+    private func stroke(from a: Point, to b: Point, pen: Int, drawingInto framebuffer: Framebuffer?) -> PixelRect {
+        guard mask.zones != nil else { return stroke(from: a, to: b, drawingInto: framebuffer) }
+        mask.strokeOnly(in: penZones[pen])
+        let changed = stroke(from: a, to: b, drawingInto: framebuffer)
+        if penZones[pen] == nil, let zone = mask.lastInkedZone { penZones[pen] = zone }
+        return changed
     }
 
     private func stroke(from a: Point, to b: Point, drawingInto framebuffer: Framebuffer?) -> PixelRect {
@@ -132,10 +145,16 @@ public final class ScratchCanvas {
     }
 
     /// Ends the pen's stroke.
-    public func penUp(pen: Int = 0) { pens[pen] = nil }
+    public func penUp(pen: Int = 0) {
+        pens[pen] = nil
+        penZones[pen] = nil
+    }
 
     /// Ends every stroke.
-    public func allPensUp() { pens.removeAll(keepingCapacity: true) }
+    public func allPensUp() {
+        pens.removeAll(keepingCapacity: true)
+        penZones.removeAll(keepingCapacity: true)
+    }
 
     /// Reveals the whole card; returns the rectangle that changed.
     @discardableResult
@@ -144,6 +163,7 @@ public final class ScratchCanvas {
     /// Covers the card again, as new (its zones too, if it has them).
     public func reset() {
         pens.removeAll()
+        penZones.removeAll()
         let zones = mask.zones
         mask = coverImage.map { Mask(revealingTransparentPixelsOf: $0) } ?? Mask(size: size)
         if let zones { mask.setZones(zones.outlines, touchLimit: zones.touchLimit) }

@@ -142,4 +142,32 @@ struct ZoneCardParseTests {
             #expect(deckError { () throws(DeckError) in try Deck.load(path: path) }?.description == path + ": " + expected)
         }
     }
+
+    @Test("saved strokes replayed through a ticket's zones give the canvas's mask and order: each pen kept to its zone, keys' opens in place")
+    func replayMatchesTheCanvas() throws {
+        let size = PixelSize(width: 320, height: 200)
+        var outlines: [ZoneOutline] = []
+        for c in 0..<3 { outlines.append(ZoneOutline(x: 10 + Double(c) * 105, y: 20, width: 95, height: 160)) }
+        let image = RGBAImage(size: size, filledWith: .white)
+        let canvas = try ScratchCanvas(cover: image, prize: image, layout: .bgrx, brush: Brush(radius: 9))
+        canvas.setZones(outlines, touchLimit: 2)
+        var log = StrokeLog()
+        log.append(.canvas(size, brush: 9))
+        func down(_ pen: Int, _ x: Double, _ y: Double) { canvas.penDown(at: Point(x: x, y: y), pen: pen); log.append(.down(pen: pen, Point(x: x, y: y))) }
+        func move(_ pen: Int, _ x: Double, _ y: Double) { canvas.penMove(to: Point(x: x, y: y), pen: pen); log.append(.move(pen: pen, Point(x: x, y: y))) }
+        down(0, 150, 100); move(0, 60, 90); move(0, 300, 120)      // zone 1, straying over 0 and 2
+        canvas.penUp(); log.append(.up(pen: 0))
+        canvas.markTouched(2); canvas.revealZone(2); log.append(.open(zone: 2))
+        down(1, 40, 60); move(1, 60, 150)                           // zone 0: locked by the limit
+        let replayed = try StrokeLog(parsing: log.text, name: "test").replay(to: size) { canvasSize, previous in
+            var mask = Mask(size: canvasSize, keeping: previous, cover: nil)
+            mask.setZones(outlines, touchLimit: 2)
+            return mask
+        }
+        #expect(replayed.zones?.touchOrder == [1, 2] && canvas.zones?.touchOrder == [1, 2])
+        var differ = 0
+        for y in 0..<size.height { for x in 0..<size.width where replayed[x, y] != canvas.mask[x, y] { differ += 1 } }
+        #expect(differ == 0)
+    }
 }
+

@@ -164,4 +164,26 @@ struct ZoneMaskTests {
         canvas.penMove(to: Point(x: at.x + 25, y: at.y), drawingInto: framebuffer)
         #expect(framebuffer[zone.x + 45, zone.y + 20] == RGBA(r: 0, g: 0, b: 255))
     }
+
+    @Test("each pen scratches the zone it first inked: straying over its edge starts no other zone; a new press may")
+    func penKeepsItsZone() throws {
+        let image = RGBAImage(size: size, filledWith: .white)
+        let canvas = try ScratchCanvas(cover: image, prize: image, layout: .bgrx, brush: Brush(radius: 6))
+        canvas.setZones(outlines)
+        func centre(_ i: Int) -> Point { Point(x: outlines[i].x + outlines[i].width / 2, y: outlines[i].y + outlines[i].height / 2) }
+        // Pen 0 from zone 0 across the gap into zone 1 and on to zone 2; pen 1 meanwhile in zone 3.
+        canvas.penDown(at: centre(0))
+        canvas.penDown(at: centre(3), pen: 1)
+        canvas.penMove(to: centre(1))
+        canvas.penMove(to: Point(x: centre(3).x + 20, y: centre(3).y), pen: 1)
+        canvas.penMove(to: centre(2))
+        #expect(canvas.zones?.touchOrder == [0, 3])
+        #expect(canvas.zones!.revealedCounts[1] == 0 && canvas.zones!.revealedCounts[2] == 0)
+        // Zone 0 took the stroke up to its edge.
+        #expect(canvas.mask[Int(outlines[0].x + outlines[0].width) - 2, Int(centre(0).y)] == 255)
+        canvas.penUp()
+        canvas.penDown(at: centre(1))
+        #expect(canvas.zones?.touchOrder == [0, 3, 1])
+    }
 }
+
