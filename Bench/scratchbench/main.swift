@@ -33,7 +33,9 @@ let usage = """
                    saves it (a StrokeLog line into a batch, the batch committed to a
                    store at FILE every 200 events: 200 ms of a 1000 Hz pointer)
       --zones CxR  also run mode=dirty+zones: the same card with a grid of C x R
-                   scratch zones (a 4% margin, 2% gaps), every zone scratchable; its
+                   scratch zones (a 4% margin, 2% gaps), every zone scratchable, each
+                   stroke written in every zone its reach meets (pens not kept to their
+                   first zone as the window keeps them: the brush's most work); its
                    line carries zone_ratio, its ns per event over plain dirty's (same
                    run, interleaved)
       -h, --help   show this help
@@ -357,6 +359,7 @@ for path in options.traces {
         // The same card with zones, interleaved with the plain one so both see the same load.
         let zoned = try ScratchCanvas(cover: images.cover, prize: images.prize, layout: .bgrx, brush: trace.initialBrush)
         zoned.setZones(zoneGrid(grid, in: trace.canvas))
+        zoned.pensKeepToTheirZones = false
         var plain: [Run] = [], zonedRuns: [Run] = []
         for _ in 0..<options.repeats {
             plain.append(replay(trace, on: canvas, into: framebuffer, mode: .dirty))

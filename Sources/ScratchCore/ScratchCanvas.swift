@@ -26,6 +26,10 @@ public final class ScratchCanvas {
     /// inked. A finger scratching one zone never starts another (a pick) by straying
     /// over its edge; a new press may.
     private var penZones: [Int: Int] = [:]
+    /// Whether pens keep to the zone they first inked (the window's way). False: every
+    /// stroke writes in every scratchable zone its reach meets, the brush's most work on
+    /// a zone card (scratchbench --zones measures that).
+    public var pensKeepToTheirZones = true
     private var pendingSpans: [Compositor.Span] = []
     /// What strokes painted straight into a framebuffer since the last `compositeChanges`.
     private var painted = PixelRect.empty
@@ -117,7 +121,7 @@ public final class ScratchCanvas {
     }
 
     private func stroke(from a: Point, to b: Point, pen: Int, drawingInto framebuffer: Framebuffer?) -> PixelRect {
-        guard mask.zones != nil else { return stroke(from: a, to: b, drawingInto: framebuffer) }
+        guard mask.zones != nil, pensKeepToTheirZones else { return stroke(from: a, to: b, drawingInto: framebuffer) }
         mask.strokeOnly(in: penZones[pen])
         let changed = stroke(from: a, to: b, drawingInto: framebuffer)
         if penZones[pen] == nil, let zone = mask.lastInkedZone { penZones[pen] = zone }
