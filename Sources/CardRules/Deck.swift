@@ -234,7 +234,7 @@ public struct Deck: Equatable, Sendable {
             }
             let text = try cardText(fields, fail: entryFail)
             let zoneCard = try ZoneCard.parse(fields, folder: folder, fail: entryFail)
-            if let zoneCard {
+            if zoneCard != nil {
                 guard id?.isEmpty == false else { throw entryFail("a zone card needs an \"id\"") }
                 if let key = ["prize", "cover", "text"].first(where: { fields[$0] != nil }) {
                     throw entryFail("\(key) does not go with zones: a zone card is a ticket, its symbols are what it shows")
