@@ -32,6 +32,12 @@ let usage = """
       --store FILE also run mode=dirty+store: each event's stroke saved as the kiosk
                    saves it (a StrokeLog line into a batch, the batch committed to a
                    store at FILE every 200 events: 200 ms of a 1000 Hz pointer)
+      --zones CxR  also run mode=dirty+zones: the same card with a grid of C x R
+                   scratch zones (a 4% margin, 2% gaps), every zone scratchable, each
+                   stroke written in every zone its reach meets (pens not kept to their
+                   first zone as the window keeps them: the brush's most work); its
+                   line carries zone_ratio, its ns per event over plain dirty's (same
+                   run, interleaved)
       -h, --help   show this help
     """
 
@@ -40,6 +46,8 @@ struct Options {
     var modes = [Mode.dirty, .full]
     var cairo = true
     var store: String?
+    /// Columns and rows of the zone grid for `--zones`.
+    var zones: (columns: Int, rows: Int)?
     var traces: [String] = []
 }
 
@@ -83,6 +91,13 @@ func parseOptions(_ arguments: [String]) -> Options {
             options.cairo = false
         case "--store":
             options.store = value()
+        case "--zones":
+            let text = value()
+            let parts = text.split(separator: "x", omittingEmptySubsequences: false).map { Int($0) }
+            guard parts.count == 2, let c = parts[0], let r = parts[1], (1...64).contains(c), (1...64).contains(r) else {
+                fail("--zones takes COLUMNSxROWS, each from 1 to 64, not '\(text)'")
+            }
+            options.zones = (c, r)
         case "--":
             options.traces.append(contentsOf: rest)
             rest = []
@@ -340,6 +355,28 @@ for path in options.traces {
         }
     }
 
+    if let grid = options.zones, options.modes.contains(.dirty) {
+        // The same card with zones, interleaved with the plain one so both see the same load.
+        let zoned = try ScratchCanvas(cover: images.cover, prize: images.prize, layout: .bgrx, brush: trace.initialBrush)
+        zoned.setZones(zoneGrid(grid, in: trace.canvas))
+        zoned.pensKeepToTheirZones = false
+        var plain: [Run] = [], zonedRuns: [Run] = []
+        for _ in 0..<options.repeats {
+            plain.append(replay(trace, on: canvas, into: framebuffer, mode: .dirty))
+            zonedRuns.append(replay(trace, on: zoned, into: framebuffer, mode: .dirty))
+        }
+        plain.sort { $0.total < $1.total }
+        zonedRuns.sort { $0.total < $1.total }
+        let plainRun = plain[plain.count / 2], zonedRun = zonedRuns[zonedRuns.count / 2]
+        emit(fields("scratchcard", "dirty", plainRun))
+        var line = fields("scratchcard", "dirty+zones", zonedRun)
+        line.append(("zones", "\(grid.columns * grid.rows)"))
+        line.append(("zone_ratio", format3(nsPerEvent(zonedRun) / nsPerEvent(plainRun))))
+        let p50 = percentile(plainRun.eventNanoseconds.sorted(), 0.5)
+        line.append(("zone_ratio_p50", format3(percentile(zonedRun.eventNanoseconds.sorted(), 0.5) / Swift.max(p50, 0.001))))
+        emit(line)
+    }
+
     for mode in options.modes {
         let run = mode == .dirty && dirtyRun != nil ? dirtyRun!
             : median { replay(trace, on: canvas, into: framebuffer, mode: mode) }
@@ -369,6 +406,20 @@ for path in options.traces {
         emit(line)
     }
     if let cairoRun { emit(fields("cairo+pixman", "dirty", cairoRun)) }
+}
+
+/// A grid of `columns` x `rows` rectangles over `size`: a 4% margin around, 2% gaps.
+func zoneGrid(_ grid: (columns: Int, rows: Int), in size: PixelSize) -> [ZoneOutline] {
+    let w = Double(size.width), h = Double(size.height)
+    let marginX = w * 0.04, marginY = h * 0.04, gapX = w * 0.02, gapY = h * 0.02
+    let cellW = (w - 2 * marginX - Double(grid.columns - 1) * gapX) / Double(grid.columns)
+    let cellH = (h - 2 * marginY - Double(grid.rows - 1) * gapY) / Double(grid.rows)
+    return (0..<grid.rows).flatMap { r in
+        (0..<grid.columns).map { c in
+            ZoneOutline(x: marginX + Double(c) * (cellW + gapX), y: marginY + Double(r) * (cellH + gapY),
+                        width: cellW, height: cellH)
+        }
+    }
 }
 
 func format3(_ v: Double) -> String { fixed(v, 3) }

@@ -15,7 +15,25 @@ public func fuzzDeck(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         precondition(deck.totalWeight > 0 && deck.totalWeight.isFinite)
         precondition(Set(deck.cards.map(\.id)).count == deck.cards.count, "duplicate ids")
         for card in deck.cards {
-            precondition(card.prize != nil || card.text != nil, "a card with neither prize nor text")
+            precondition(card.prize != nil || card.text != nil || card.zoneCard != nil, "a card with neither prize nor text nor zones")
+            if let zones = card.zoneCard {
+                // What the window relies on: zones inside the card, apart, and enough
+                // symbols and decoys for any order of picks.
+                precondition(!zones.zones.isEmpty && zones.zones.count <= ZoneCard.maximumZones)
+                precondition(card.prize == nil && card.cover == nil && card.text == nil, "a zone card with a picture of its own")
+                for (i, z) in zones.zones.enumerated() {
+                    precondition(z.x >= 0 && z.y >= 0 && z.width > 0 && z.height > 0, "a zone with no area")
+                    precondition(z.x + z.width <= ZoneCard.cardPoints.width && z.y + z.height <= ZoneCard.cardPoints.height, "a zone outside the card")
+                    precondition(!zones.zones[..<i].contains { ZoneCard.overlap($0, z) }, "overlapping zones")
+                }
+                let picks = zones.pick ?? zones.zones.count
+                precondition(picks >= 1 && picks <= zones.zones.count, "pick out of range")
+                precondition(zones.symbols.count >= picks, "too few symbols")
+                precondition(zones.pick == nil || zones.decoys.count >= zones.zones.count - picks, "too few decoys")
+                for case .text(let words, _) in zones.symbols + zones.decoys {
+                    precondition(CardText.problem(with: words) == nil, "a symbol's text that fails its own check")
+                }
+            }
             for words in [card.text?.title, card.text?.subtitle, card.coverText].compactMap({ $0 }) {
                 precondition(CardText.problem(with: words) == nil, "text that fails its own check")
             }

@@ -11,6 +11,9 @@ public enum RevealCause: String, Sendable {
 ///     {"event":"ready","card":"coffee","width":800,"height":600,"scale":1.5}
 ///     {"event":"scratch-start","card":"coffee"}
 ///     {"event":"progress","card":"coffee","percent":10}
+///     {"event":"zone-start","card":"ticket","zone":4}
+///     {"event":"zone-revealed","card":"ticket","zone":4,"symbol":0}
+///     {"event":"zone-revealed","card":"ticket","zone":5,"symbol":"decoy"}
 ///     {"event":"revealed","card":"coffee","how":"threshold","fraction":0.6012,"ms":5230}
 ///     {"event":"new-card","card":"sorry"}
 ///     {"event":"quit"}
@@ -29,6 +32,10 @@ public enum CardEvent: Equatable, Sendable {
     /// The whole prize is shown; `fraction` was the scratched fraction then and
     /// `milliseconds` the time since the card was ready.
     case revealed(cardID: String, how: RevealCause, fraction: Double, milliseconds: Int)
+    /// A zone card: the player started scratching zone `zone` (its index in the card's zones).
+    case zoneStart(cardID: String, zone: Int)
+    /// A zone card: zone `zone` is open, showing `symbols[symbol]`, or a decoy (nil).
+    case zoneRevealed(cardID: String, zone: Int, symbol: Int?)
     /// A new card was dealt in place of the old one.
     case newCard(cardID: String, deal: DealID? = nil)
     /// Nothing can be dealt: every stocked prize has been given away (and the deck has
@@ -44,6 +51,8 @@ public enum CardEvent: Equatable, Sendable {
         case .scratchStart: "scratch-start"
         case .progress: "progress"
         case .revealed: "revealed"
+        case .zoneStart: "zone-start"
+        case .zoneRevealed: "zone-revealed"
         case .newCard: "new-card"
         case .soldOut: "sold-out"
         case .quit: "quit"
@@ -73,6 +82,11 @@ public enum CardEvent: Equatable, Sendable {
             fields += [("card", JSONText.quoted(cardID)), ("how", JSONText.quoted(how.rawValue)),
                        ("fraction", Self.fourDecimals(fraction)), ("ms", String(milliseconds))]
             if let claim { fields.append(("claim", JSONText.quoted(claim))) }
+        case let .zoneStart(cardID, zone):
+            fields += [("card", JSONText.quoted(cardID)), ("zone", String(zone))]
+        case let .zoneRevealed(cardID, zone, symbol):
+            fields += [("card", JSONText.quoted(cardID)), ("zone", String(zone)),
+                       ("symbol", symbol.map(String.init) ?? JSONText.quoted("decoy"))]
         case .quit, .soldOut:
             break
         }

@@ -93,6 +93,19 @@ public struct CardSession: Sendable {
         return events
     }
 
+    /// A zone card: its rules reveal it (`reveal(by:fraction:now:)`), not the fraction
+    /// of its zones scratched, which still makes the progress events.
+    public mutating func leaveRevealToRules() {
+        trigger = RevealTrigger(threshold: 1)
+    }
+
+    /// A zone card's rules revealed it: the last pick opened by scratching (`.threshold`)
+    /// or by a key (`.keyboard`).
+    public mutating func reveal(by how: RevealCause, fraction: Double, now: Double) -> [CardEvent] {
+        guard acceptsScratches else { return [] }
+        return reveal(how, fraction: fraction, now: now)
+    }
+
     /// The user asked for the whole prize (Space, Enter).
     public mutating func revealRequested(fraction: Double, now: Double) -> [CardEvent] {
         guard acceptsScratches else { return [] }

@@ -29,9 +29,14 @@ public struct DeckCard: Equatable, Sendable {
     /// counter redeems once (`scratchcard redeem`). Needs the promotion's `--claim-key`.
     public let claim: Bool
 
+    /// A ticket of scratch zones (`zones` or `grid`, `pick`, `symbols`, `decoys`); nil
+    /// for a card that scratches anywhere.
+    public let zoneCard: ZoneCard?
+
     public init(id: String, prize: String?, cover: String? = nil, weight: Double = 1,
                 sound: DeckSound = .chime, celebrate: Bool = true, text: CardText? = nil,
-                coverText: String? = nil, stock: Int? = nil, claim: Bool = false) {
+                coverText: String? = nil, stock: Int? = nil, claim: Bool = false, zoneCard: ZoneCard? = nil) {
+        self.zoneCard = zoneCard
         self.id = id
         self.prize = prize
         self.cover = cover
@@ -75,7 +80,8 @@ public enum DeckSound: Equatable, Sendable {
 /// file played on the reveal instead of the chime (the same folder rule), `null` for
 /// none; `celebrate: false` leaves out the sparks; `stock` (how many of that prize
 /// exist, a whole number) defaults to unlimited; `claim: true` makes it a prize someone
-/// collects, with a claim code on its reveal (needs `--claim-key`).
+/// collects, with a claim code on its reveal (needs `--claim-key`). A card may be a ticket of scratch zones
+/// instead of a picture (`zones` or `grid`, `pick`, `symbols`, `decoys`: see `ZoneCard`).
 ///
 ///     let deck = try Deck.load(path: "cards/")
 ///     let card = deck.draw()     // the system's secure random source
@@ -208,7 +214,7 @@ public struct Deck: Equatable, Sendable {
 
         let files = files ?? FolderFiles(folder: PathText.folder(of: path))
         let knownKeys: Set<String> = ["id", "prize", "cover", "weight", "sound", "celebrate", "text", "subtitle", "color",
-                                      "background", "cover-text", "stock", "claim"]
+                                      "background", "cover-text", "stock", "claim", "zones", "grid", "pick", "symbols", "decoys"]
         var cards: [DeckCard] = []
         cards.reserveCapacity(entries.count)
         var seen: [String: Int] = [:]
@@ -231,10 +237,16 @@ public struct Deck: Equatable, Sendable {
             if let id { label += " (\(JSONText.quoted(id)))" }
 
             if let unknown = fields.keys.sorted().first(where: { !knownKeys.contains($0) }) {
-                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock, claim)")
+                throw entryFail("unknown key \(JSONText.quoted(unknown)) (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock, claim, zones, grid, pick, symbols, decoys)")
             }
             let text = try cardText(fields, fail: entryFail)
-            if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
+            let zoneCard = try ZoneCard.parse(fields, files: files, fail: entryFail)
+            if zoneCard != nil {
+                guard id?.isEmpty == false else { throw entryFail("a zone card needs an \"id\"") }
+                if let key = ["prize", "cover", "text"].first(where: { fields[$0] != nil }) {
+                    throw entryFail("\(key) does not go with zones: a zone card is a ticket, its symbols are what it shows")
+                }
+            } else if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
             var prize: String?
             if let prizeValue = fields["prize"] {
                 guard let prizeText else { throw entryFail("prize must be a non-empty string (a file name), not \(prizeValue.quoted)") }
@@ -303,7 +315,7 @@ public struct Deck: Equatable, Sendable {
                 throw entryFail("cover-text is drawn on the built-in foil, and this card has a cover image of its own")
             }
             cards.append(DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate, text: text,
-                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock, claim: claim))
+                                  coverText: cover == nil ? ownCoverText ?? deckCoverText : nil, stock: stock, claim: claim, zoneCard: zoneCard))
         }
         guard let deck = Deck(cards: cards) else {
             throw fail(cards.isEmpty ? "no usable card: \"cards\" is empty" : "no usable card: every weight is 0")

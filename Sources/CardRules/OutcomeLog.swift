@@ -32,6 +32,8 @@ public struct OutcomeRecord: Equatable, Sendable {
     /// The claim code a claim card carried (grouped), when it was revealed: the log's
     /// `"claim"`.
     public var claim: String?
+    /// A zone card: the zones the player started, in order (the i-th shows symbols[i]).
+    public var picks: [Int]?
 
     public init(shownAt: Double, cardID: String, prize: String, outcome: CardOutcome, how: RevealCause?,
                 fraction: Double, revealMilliseconds: Int?, durationMilliseconds: Int) {
@@ -54,6 +56,7 @@ public struct OutcomeRecord: Equatable, Sendable {
         if let revealMilliseconds { fields.append(("reveal_ms", String(revealMilliseconds))) }
         fields.append(("duration_ms", String(durationMilliseconds)))
         if let claim { fields.append(("claim", JSONText.quoted(claim))) }
+        if let picks { fields.append(("picks", "[" + picks.map(String.init).joined(separator: ",") + "]")) }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
@@ -80,6 +83,7 @@ public struct OutcomeRecord: Equatable, Sendable {
         var fraction: Double
         var reveal_ms: Int?
         var duration_ms: Int
+        var picks: [Int]?
     }
 
     /// Reads one line back; nil when it is not a whole record (a torn line, noise).
@@ -92,6 +96,7 @@ public struct OutcomeRecord: Equatable, Sendable {
         self.init(shownAt: date.timeIntervalSince1970, cardID: fields.card, prize: fields.prize, outcome: outcome,
                   how: fields.how.flatMap(RevealCause.init(rawValue:)), fraction: fields.fraction,
                   revealMilliseconds: fields.reveal_ms, durationMilliseconds: fields.duration_ms)
+        picks = fields.picks
     }
 }
 

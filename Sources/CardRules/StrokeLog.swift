@@ -11,6 +11,7 @@ import ScratchCore
 ///     d 0 360 240.5           pen 0 down at (360, 240.5)
 ///     m 0 374 245             pen 0 moves
 ///     u 0                     pen 0 up
+///     o 4                     a key opened zone 4 of a ticket (a pick, at this point)
 ///
 /// Coordinates are written in Swift's shortest form that reads back to the same
 /// `Double`, so a replay strokes exactly the segments the window stroked. A new canvas
@@ -28,6 +29,8 @@ public struct StrokeLog: Equatable, Sendable {
         case down(pen: Int, Point)
         case move(pen: Int, Point)
         case up(pen: Int)
+        /// A key opened zone `zone` of a ticket whole (a pick, when it was not started).
+        case open(zone: Int)
     }
 
     public private(set) var records: [Record] = []
@@ -55,6 +58,7 @@ public struct StrokeLog: Equatable, Sendable {
         case let .down(pen, p): "d \(pen) \(format(p.x)) \(format(p.y))"
         case let .move(pen, p): "m \(pen) \(format(p.x)) \(format(p.y))"
         case let .up(pen): "u \(pen)"
+        case let .open(zone): "o \(zone)"
         }
     }
 
@@ -123,6 +127,13 @@ public struct StrokeLog: Equatable, Sendable {
                 guard fields.count == 2 else { throw fail("an up line is: u PEN") }
                 guard sawCanvas else { throw fail("a stroke before the first canvas line") }
                 records.append(.up(pen: try pen()))
+            case "o":
+                guard fields.count == 2, fields[1].utf8.count <= 2, fields[1].utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                      let zone = Int(fields[1]), zone < ZoneCard.maximumZones else {
+                    throw fail("an open line is: o ZONE (a number from 0 to \(ZoneCard.maximumZones - 1))")
+                }
+                guard sawCanvas else { throw fail("a zone opened before the first canvas line") }
+                records.append(.open(zone: zone))
             default:
                 throw fail("unknown record \(JSONText.quoted(String(fields[0].prefix(20))))")
             }
@@ -138,6 +149,15 @@ public struct StrokeLog: Equatable, Sendable {
         var mask: Mask?
         var brush: Brush?
         var pens: [Int: Point] = [:]
+        // On a mask with zones, each pen scratches the zone it first inked, as the
+        // canvas's pens do (ScratchCanvas.penZones).
+        var penZones: [Int: Int] = [:]
+        func stroke(_ pen: Int, _ a: Point, _ b: Point, _ brush: Brush) {
+            guard mask!.zones != nil else { _ = mask!.stroke(from: a, to: b, brush: brush); return }
+            mask!.strokeOnly(in: penZones[pen])
+            _ = mask!.stroke(from: a, to: b, brush: brush)
+            if penZones[pen] == nil, let zone = mask!.lastInkedZone { penZones[pen] = zone }
+        }
         for record in records {
             switch record {
             case let .canvas(canvasSize, radius):
@@ -145,17 +165,26 @@ public struct StrokeLog: Equatable, Sendable {
                 if mask?.size != canvasSize {
                     mask = newMask(canvasSize, mask)
                     pens.removeAll()
+                    penZones.removeAll()
                 }
             case let .down(pen, p):
                 guard let brush, mask != nil else { continue }
                 pens[pen] = p
-                _ = mask!.stroke(from: p, to: p, brush: brush)
+                penZones[pen] = nil
+                stroke(pen, p, p, brush)
             case let .move(pen, p):
                 guard let brush, mask != nil, let last = pens[pen] else { continue }
                 pens[pen] = p
-                _ = mask!.stroke(from: last, to: p, brush: brush)
+                stroke(pen, last, p, brush)
             case let .up(pen):
                 pens[pen] = nil
+                penZones[pen] = nil
+            case let .open(zone):
+                // On a mask with zones (a ticket's), as the key did: the zone counts as
+                // started where it comes in the order, and is revealed whole.
+                guard let zones = mask?.zones, zone < zones.count else { continue }
+                mask!.markTouched(zone)
+                mask!.revealZone(zone)
             }
         }
         if let mask, mask.size == size { return mask }

@@ -9,7 +9,7 @@ struct CardPixels {
     let size: PixelSize
     let layout: PixelLayout
     /// 8 bytes per pixel, rows `size.width * 8` bytes apart.
-    let bytes: [UInt8]
+    var bytes: [UInt8]
 
     init(size: PixelSize, layout: PixelLayout, bytes: [UInt8]) {
         self.size = size

@@ -12,7 +12,9 @@ import CInstructions
 ///     print(dirty, mask.revealedFraction)
 public struct Mask {
     public let size: PixelSize
-    private var storage: MaskStorage
+    var storage: MaskStorage
+    /// The card's scratch zones and their meters; nil for a card that scratches anywhere.
+    public internal(set) var zones: MaskZones?
 
     /// Pixels that are revealed from the start and do not count toward the fraction:
     /// where the cover is fully transparent.
@@ -66,8 +68,9 @@ public struct Mask {
     public var revealedPixels: Int { storage.revealed }
 
     /// The exact fraction of the scratchable pixels whose mask value is 128 or more;
-    /// 1 when nothing is scratchable.
+    /// 1 when nothing is scratchable. With zones, of the zones' pixels.
     public var revealedFraction: Double {
+        if let zones { return zones.revealedFraction }
         let scratchable = size.pixelCount - unscratchablePixels
         return scratchable == 0 ? 1 : Double(storage.revealed - unscratchablePixels) / Double(scratchable)
     }
@@ -88,6 +91,7 @@ public struct Mask {
                                                  painter: inout Painter) -> PixelRect {
         guard !a.x.isNaN, !a.y.isNaN, !b.x.isNaN, !b.y.isNaN else { return .empty }
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        if zones != nil { return strokeZones(from: a, to: b, radius: brush.radius, painter: &painter) }
         return storage.stroke(from: a, to: b, radius: brush.radius, size: size, painter: &painter)
     }
 
@@ -95,7 +99,9 @@ public struct Mask {
     @discardableResult
     public mutating func revealAll() -> PixelRect {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage.fill(255, size: size)
+        let changed = storage.fill(255, size: size)
+        if zones != nil { zones!.recount(storage.bytes, width: size.width) }
+        return changed
     }
 
     /// Hands over what changed since the last call, row by row: `body(row, first, last)`
@@ -264,8 +270,8 @@ final class MaskStorage {
     /// anti-aliased ends need a distance per pixel. A stroke that continues the last one
     /// skips what that one already revealed (see `continues`). The painter is told each
     /// row's columns while planning, each edge pixel's value, and the inside it filled.
-    func stroke<Painter: StrokePainter>(from a: Point, to b: Point, radius r: Double, size: PixelSize,
-                                        painter: inout Painter) -> PixelRect {
+    func stroke<Painter: StrokePainter, Clip: RowClip>(from a: Point, to b: Point, radius r: Double, size: PixelSize,
+                                                       painter: inout Painter, clip: Clip = NoClip()) -> PixelRect {
         let width = size.width, height = size.height
         let outer = r + 0.5                 // coverage > 0 strictly inside this distance
         let inner = r - 0.5                 // coverage is 1 within this distance
@@ -292,7 +298,12 @@ final class MaskStorage {
         let rowLo = Swift.max(0, Swift.min(p.y, q.y) - outer - 0.5)
         let rowHi = Swift.min(Double(height - 1), Swift.max(p.y, q.y) + outer - 0.5)
         guard rowLo <= rowHi else { return .empty }
-        let firstRow = Int(rowLo.rounded(.up)), lastRow = Int(rowHi)
+        var firstRow = Int(rowLo.rounded(.up)), lastRow = Int(rowHi)
+        if Clip.clips {
+            // A zone's rows only.
+            firstRow = Swift.max(firstRow, clip.firstRow)
+            lastRow = Swift.min(lastRow, clip.lastRow)
+        }
 
         var minX = Int.max, maxX = Int.min, minY = Int.max, maxY = Int.min
         var revealedNow = revealed
@@ -371,6 +382,12 @@ final class MaskStorage {
                     }
                     first = Swift.max(first, allowedFirst)
                     last = Swift.min(last, allowedLast)
+                }
+                if Clip.clips {
+                    // A zone's columns only: the inside and the edges shrink with them.
+                    let zone = clip.span(row: row)
+                    first = Swift.max(first, zone.first)
+                    last = Swift.min(last, zone.last)
                 }
                 fillFirst = Swift.max(fillFirst, first)
                 fillLast = Swift.min(fillLast, last)

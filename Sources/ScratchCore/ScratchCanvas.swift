@@ -10,16 +10,26 @@ public final class ScratchCanvas {
     public let size: PixelSize
     public let layout: PixelLayout
     /// The mask, and with it the reveal meter.
-    public private(set) var mask: Mask
+    public internal(set) var mask: Mask
     /// The brush for the next stroke.
     public var brush: Brush
 
-    let pixels: CardPixels
+    /// Mutable only for a zone's prize (`setPrize`); unchecked, so the reads on every
+    /// event cost no dynamic exclusivity check (they never overlap a write: one thread).
+    @exclusivity(unchecked) var pixels: CardPixels
     /// The cover as given, for `reset()` (where it is transparent the prize shows);
     /// nil for an opaque one.
     private let coverImage: RGBAImage?
     /// The last point of each pen that is down.
     private var pens: [Int: Point] = [:]
+    /// On a card with zones: the zone each pen that is down scratches, the first it
+    /// inked. A finger scratching one zone never starts another (a pick) by straying
+    /// over its edge; a new press may.
+    private var penZones: [Int: Int] = [:]
+    /// Whether pens keep to the zone they first inked (the window's way). False: every
+    /// stroke writes in every scratchable zone its reach meets, the brush's most work on
+    /// a zone card (scratchbench --zones measures that).
+    public var pensKeepToTheirZones = true
     private var pendingSpans: [Compositor.Span] = []
     /// What strokes painted straight into a framebuffer since the last `compositeChanges`.
     private var painted = PixelRect.empty
@@ -97,7 +107,8 @@ public final class ScratchCanvas {
     @discardableResult
     public func penDown(at point: Point, pen: Int = 0, drawingInto framebuffer: Framebuffer? = nil) -> PixelRect {
         pens[pen] = point
-        return stroke(from: point, to: point, drawingInto: framebuffer)
+        penZones[pen] = nil
+        return stroke(from: point, to: point, pen: pen, drawingInto: framebuffer)
     }
 
     /// Continues the pen's stroke from its last point to `point`; ignored while it is up.
@@ -106,7 +117,15 @@ public final class ScratchCanvas {
     public func penMove(to point: Point, pen: Int = 0, drawingInto framebuffer: Framebuffer? = nil) -> PixelRect {
         guard let last = pens[pen] else { return .empty }
         pens[pen] = point
-        return stroke(from: last, to: point, drawingInto: framebuffer)
+        return stroke(from: last, to: point, pen: pen, drawingInto: framebuffer)
+    }
+
+    private func stroke(from a: Point, to b: Point, pen: Int, drawingInto framebuffer: Framebuffer?) -> PixelRect {
+        guard mask.zones != nil, pensKeepToTheirZones else { return stroke(from: a, to: b, drawingInto: framebuffer) }
+        mask.strokeOnly(in: penZones[pen])
+        let changed = stroke(from: a, to: b, drawingInto: framebuffer)
+        if penZones[pen] == nil, let zone = mask.lastInkedZone { penZones[pen] = zone }
+        return changed
     }
 
     private func stroke(from a: Point, to b: Point, drawingInto framebuffer: Framebuffer?) -> PixelRect {
@@ -130,19 +149,28 @@ public final class ScratchCanvas {
     }
 
     /// Ends the pen's stroke.
-    public func penUp(pen: Int = 0) { pens[pen] = nil }
+    public func penUp(pen: Int = 0) {
+        pens[pen] = nil
+        penZones[pen] = nil
+    }
 
     /// Ends every stroke.
-    public func allPensUp() { pens.removeAll(keepingCapacity: true) }
+    public func allPensUp() {
+        pens.removeAll(keepingCapacity: true)
+        penZones.removeAll(keepingCapacity: true)
+    }
 
     /// Reveals the whole card; returns the rectangle that changed.
     @discardableResult
     public func revealAll() -> PixelRect { mask.revealAll() }
 
-    /// Covers the card again, as new.
+    /// Covers the card again, as new (its zones too, if it has them).
     public func reset() {
         pens.removeAll()
+        penZones.removeAll()
+        let zones = mask.zones
         mask = coverImage.map { Mask(revealingTransparentPixelsOf: $0) } ?? Mask(size: size)
+        if let zones { mask.setZones(zones.outlines, touchLimit: zones.touchLimit) }
     }
 
     /// Writes every pixel whose mask changed since the last call into the framebuffer,

@@ -93,6 +93,19 @@ public struct SoundClip: Sendable, Equatable {
         }
         return SoundClip(samples: samples)
     }()
+
+    /// A zone of a ticket opening: one short, soft bell note (G6, 0.25 s), smaller than
+    /// the card's chime, which still comes at the card's reveal.
+    public static let zoneOpen: SoundClip = {
+        let rate = Double(Synth.rate)
+        let count = Int(rate * 0.25)
+        let samples = (0..<count).map { i -> Float in
+            let t = Double(i) / rate
+            let envelope = Swift.min(1, t / 0.002) * exp(-t / 0.06)
+            return Float(0.18 * envelope * (sin(2 * .pi * 1568.0 * t) + 0.3 * sin(2 * .pi * 1568.0 * 2.76 * t)))
+        }
+        return SoundClip(samples: samples)
+    }()
 }
 
 /// Everything that sounds, mixed: a scratch voice per pen and the clips playing.

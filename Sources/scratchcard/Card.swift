@@ -18,13 +18,16 @@ enum CardLayer: Sendable {
     case builtInPrize
     /// A deck's words, over an image (scaled to fill first) or the built-in background.
     case text(CardText, background: RGBAImage?)
+    /// The built-in ticket of a zone card: its foil panels (`foil`) or their wells, the
+    /// header's words (`header`, nil for the default).
+    case ticket(ZoneCard, header: String?, foil: Bool)
 
     /// The size the layer is meant for, in points: an image file's own (a 96-dpi
     /// picture), else the built-in card's 640x400.
     var size: PixelSize {
         switch self {
         case .image(let image), .text(_, background: let image?): image.size
-        case .builtInCover, .builtInPrize, .text: CardArt.designSize
+        case .builtInCover, .builtInPrize, .text, .ticket: CardArt.designSize
         }
     }
 
@@ -37,6 +40,9 @@ enum CardLayer: Sendable {
         case .builtInPrize: CardArt.prize(size: size)
         case .text(let text, let background):
             CardArt.prize(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
+        case .ticket(let zones, let header, let foil):
+            foil ? CardArt.ticket(size: size, zones: zones.outlines(in: size), header: header).cover
+                : CardArt.ticket(size: size, zones: zones.outlines(in: size), header: header).prize
         }
     }
 }
@@ -138,7 +144,7 @@ extension CardLayer {
         case .text(let text, let background):
             return CardArt.prizePixels(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
         case .builtInCover(let prompt): return CardArt.coverPixels(size: size, prompt: prompt)
-        case .image: return LayoutImage(rendered(at: size), layout: layout)
+        case .image, .ticket: return LayoutImage(rendered(at: size), layout: layout)
         }
     }
 }
@@ -168,6 +174,16 @@ struct Dealer: Sendable {
     let settings: CardSettings
     /// The promotion's key, when the deck has claim cards (`--claim-key`).
     var claims: ClaimMaker?
+
+    /// A dealer of `deck` alone, with no options of its own (`render --deck`).
+    init(deck: Deck, source: CardSource = .disk) {
+        self.deck = deck
+        cover = nil
+        prize = nil
+        coverText = nil
+        self.source = source
+        settings = CardSettings()
+    }
 
     init(options: WindowOptions) throws(DeckError) {
         let loaded = try options.deck.map { path throws(DeckError) in try LoadedDeck.load(path: path, asCardFile: options.openCardFile) }
@@ -211,10 +227,28 @@ struct Dealer: Sendable {
                              images: try CardImages.load(cover: cover, prize: prize, prompt: coverText, source: source))
         }
         let card = deck.draw()
+        if card.zoneCard != nil { return try dealtTicket(card, deckCard: nil) }
         let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
                                          prompt: card.coverText ?? coverText, text: card.text, source: source)
         return DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
                          revealSound: revealSound(card.sound), celebrate: card.celebrate)
+    }
+
+    /// A zone card as dealt: the built-in ticket, its symbols' and decoys' image files read.
+    func dealtTicket(_ card: DeckCard, deckCard: DeckCard?) throws(ImageError) -> DealtCard {
+        let zones = card.zoneCard!
+        let header = card.coverText ?? coverText
+        func read(_ symbols: [ZoneSymbol]) throws(ImageError) -> [RGBAImage?] {
+            var images: [RGBAImage?] = []
+            for symbol in symbols {
+                if case .image(let path) = symbol { images.append(try source.image(path)) } else { images.append(nil) }
+            }
+            return images
+        }
+        let art = ZoneArt(card: zones, symbolImages: try read(zones.symbols), decoyImages: try read(zones.decoys))
+        let images = CardImages(cover: .ticket(zones, header: header, foil: true), prize: .ticket(zones, header: header, foil: false))
+        return DealtCard(id: card.id, prize: card.id, images: images, revealSound: revealSound(card.sound),
+                         celebrate: card.celebrate, deckCard: deckCard, zoneArt: art)
     }
 
     /// True when some card has words of its own (a text card, a cover-text) to check.
@@ -268,6 +302,8 @@ struct DealtCard: Sendable {
     var deckCard: DeckCard? = nil
     /// The sold-out card: nothing could be dealt.
     var soldOut = false
+    /// A zone card's rules and what its zones show; nil for a card that scratches anywhere.
+    var zoneArt: ZoneArt? = nil
     /// With a shared pool: the deal taken from it, to record when the card is shown.
     var poolTake: PoolLedger.Taken? = nil
     /// A claim card's claim (its code on the prize), and the deal id it was made for:
@@ -319,5 +355,23 @@ private final class Job<Value: Sendable, Failure: Error>: @unchecked Sendable {
     func result() -> Result<Value, Failure> {
         done.wait()
         return outcome!
+    }
+}
+
+/// A zone card as dealt: its zones, picks and symbols, with the symbols' image files read.
+struct ZoneArt: Sendable {
+    let card: ZoneCard
+    let symbolImages: [RGBAImage?]
+    let decoyImages: [RGBAImage?]
+
+    /// What a zone shows, drawn at the zone's pixel size.
+    func draw(_ shows: ZoneTicket.Shows, size: PixelSize) -> RGBAImage {
+        let (symbol, image, dimmed): (ZoneSymbol, RGBAImage?, Bool) = switch shows {
+        case .symbol(let i): (card.symbols[i], symbolImages[i], false)
+        case .decoy(let i): (card.decoys[i], decoyImages[i], true)
+        }
+        var text: String?, colour: RGBA?
+        if case .text(let words, let c) = symbol { text = words; colour = c }
+        return CardArt.zoneSymbol(text: text, colour: colour, image: image, size: size, dimmed: dimmed)
     }
 }

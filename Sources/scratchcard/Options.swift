@@ -89,6 +89,9 @@ struct RenderOptions: Equatable {
     var trace = ""
     var cover: String?
     var prize: String?
+    /// A deck and the id of its zone card to replay the trace over (`--deck`, `--card`).
+    var deck: String?
+    var card: String?
     var out = ""
 }
 
@@ -105,7 +108,7 @@ let windowUsage = """
            scratchcard make --out FILE.scratchcard [--deck PATH | --prize FILE ...]
            scratchcard info [--show-prizes] FILE.scratchcard
            scratchcard thumbnail [--size N] FILE.scratchcard OUT.png
-           scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
+           scratchcard render --trace FILE [--cover FILE] [--prize FILE] [--deck PATH --card ID] --out FILE.png
            scratchcard log-summary FILE|STORE
            scratchcard stock [--store PATH] [--deck PATH] [--json]
            scratchcard simulate --deck PATH --count N [--store PATH] [--seed S] [--json]
@@ -221,10 +224,18 @@ let logSummaryUsage = """
     """
 
 let renderUsage = """
-    usage: scratchcard render --trace FILE [--cover FILE] [--prize FILE] --out FILE.png
+    usage: scratchcard render --trace FILE [--cover FILE] [--prize FILE] [--deck PATH --card ID] --out FILE.png
 
     Replays a stroke trace with no display and writes the final card as PNG. The card is
     the trace's canvas size; the images are scaled to fill it.
+
+      --trace FILE  the stroke trace to replay
+      --cover FILE  the cover image; default: the built-in one
+      --prize FILE  the prize image; default: the built-in one
+      --deck PATH   with --card: replay over that deck's zone card (a ticket), its
+                    zones started in the order the trace touches them
+      --card ID     the zone card's id in the deck
+      --out FILE    where to write the card (PNG)
     """
 
 /// Splits `--name=value` into two tokens and stops reading options at `--`.
@@ -375,6 +386,8 @@ func parseRender(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
         case "--trace": trace = try nonEmpty(value(), token)
         case "--cover": options.cover = try nonEmpty(value(), token)
         case "--prize": options.prize = try nonEmpty(value(), token)
+        case "--deck": options.deck = try nonEmpty(value(), token)
+        case "--card": options.card = try nonEmpty(value(), token)
         case "--out": out = try nonEmpty(value(), token)
         default:
             throw UsageError(message: token.hasPrefix("-") ? "render: unknown option '\(token)'" : "render: unexpected argument '\(token)'")
@@ -382,6 +395,7 @@ func parseRender(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
     }
     guard let trace else { throw UsageError(message: "render needs --trace FILE") }
     guard let out else { throw UsageError(message: "render needs --out FILE.png") }
+    guard (options.deck == nil) == (options.card == nil) else { throw UsageError(message: "render: --deck and --card go together") }
     options.trace = trace
     options.out = out
     return .render(options)

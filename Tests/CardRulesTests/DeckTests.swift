@@ -130,7 +130,7 @@ struct DeckLoadTests {
         (#"{"cards": [{"prize": "a.png", "weight": 1e308}, {"id": "b", "prize": "a.png", "weight": 1e308}]}"#,
          #"cards[1] ("b"): the weights add up to more than a number can hold"#),
         (#"{"cards": [{"prize": "a.png", "colour": "red"}]}"#,
-         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock, claim)"#),
+         #"cards[0] ("a"): unknown key "colour" (a card has id, prize, cover, weight, sound, celebrate, text, subtitle, color, background, cover-text, stock, claim, zones, grid, pick, symbols, decoys)"#),
         (#"{"cards": [{"prize": "a.png", "stock": -1}]}"#,
          #"cards[0] ("a"): stock must be a whole number from 0 to 1000000000, not -1"#),
         (#"{"cards": [{"prize": "a.png", "stock": 2.5}]}"#,

@@ -51,6 +51,7 @@ extension Dealer {
     /// A claim card gets its claim for `deal` (the pool's, a resumed one), else for a
     /// new deal id the store will record it under.
     func dealt(_ card: DeckCard, deal: DealID? = nil) throws(ImageError) -> DealtCard {
+        if card.zoneCard != nil { return try dealtTicket(card, deckCard: card) }
         var images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
                                          prompt: card.coverText ?? coverText, text: card.text, source: source)
         var made = DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,

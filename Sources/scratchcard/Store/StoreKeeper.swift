@@ -26,6 +26,8 @@ final class StoreKeeper {
     var deal: DealID?
     /// The deal taken up again at start, if the store held one.
     private(set) var resumed: PendingDeal?
+    /// A resumed zone card's started zones, in order, as its strokes replayed them.
+    private(set) var resumedZoneOrder: [Int] = []
     /// True while the sold-out card is on show.
     var showsSoldOut = false
     /// With `--pool`: the shared pool, this store beside it (StoreKeeper+Pool.swift).
@@ -197,17 +199,30 @@ final class StoreKeeper {
     /// would), revealed whole if it was revealed. Nil for a fresh card. Strokes that do
     /// not read are reported and dropped (the card is shown as far as they went).
     /// `filledCover` nil: the cover is the built-in foil, opaque (nothing revealed from the start).
-    func resumedMask(size: PixelSize, images: CardImages, filledCover: RGBAImage?) -> Mask? {
+    func resumedMask(size: PixelSize, images: CardImages, filledCover: RGBAImage?, zones: ZoneCard? = nil) -> Mask? {
         guard let held = resumed, !held.strokes.isEmpty else { return nil }
         let strokes: StrokeLog
         do { strokes = try StrokeLog(parsing: held.strokes, name: "\(store.path), deal \(held.deal)") } catch {
             log("\(error); the card is shown without them")
             return nil
         }
-        return strokes.replay(to: size) { canvasSize, previous in
-            guard let filledCover else { return Mask(size: canvasSize, keeping: previous, cover: nil) }
-            return Mask(size: canvasSize, keeping: previous, cover: canvasSize == size ? filledCover : images.filling(canvasSize).cover)
+        // A zone card's strokes (and keys' opens) go through its zones again, as they did
+        // in the window: the zones started come back in the order they took ink, which
+        // gives each its symbol (the i-th started shows symbols[i]).
+        func withZones(_ mask: Mask, _ previous: Mask?) -> Mask {
+            guard let zones else { return mask }
+            var mask = mask
+            mask.setZones(zones.outlines(in: mask.size), touchOrder: previous?.zones?.touchOrder ?? [],
+                          touchLimit: zones.pick ?? zones.zones.count)
+            return mask
         }
+        let mask = strokes.replay(to: size) { canvasSize, previous in
+            guard let filledCover else { return withZones(Mask(size: canvasSize, keeping: previous, cover: nil), previous) }
+            return withZones(Mask(size: canvasSize, keeping: previous,
+                                  cover: canvasSize == size ? filledCover : images.filling(canvasSize).cover), previous)
+        }
+        resumedZoneOrder = mask.zones?.touchOrder ?? []
+        return mask
     }
 
     /// When the resumed card was last touched, on the monotonic clock.

@@ -22,9 +22,12 @@ final class CardOnShow {
     /// `--record`: the mouse's gesture is kept (a kiosk running for weeks keeps nothing).
     private let recordsGesture: Bool
     private var recording: [Trace.Record] = []
+    /// A zone card's rules on its canvas (ZonePlay); nil for a card that scratches anywhere.
+    private(set) var zones: ZonePlay?
 
+    /// `startedZones`: a resumed zone card's started zones, in order.
     init(dealt: DealtCard, canvas: ScratchCanvas, session: CardSession, shownAtWallClock: Double, brush: Brush,
-         revealAt: Double, maxFingers: Int, recordsGesture: Bool) {
+         revealAt: Double, maxFingers: Int, recordsGesture: Bool, startedZones: [Int] = []) {
         self.dealt = dealt
         self.canvas = canvas
         self.session = session
@@ -34,6 +37,18 @@ final class CardOnShow {
         self.recordsGesture = recordsGesture
         fingers = Fingers(maximum: maxFingers)
         if session.isRevealed { canvas.revealAll() }
+        startZones(started: startedZones)
+    }
+
+    /// A zone card's rules go on the canvas (a new card, a resumed one, one laid out
+    /// again); its reveal is theirs, not the fraction's.
+    private func startZones(started: [Int] = [], open: Set<Int> = []) {
+        guard let art = dealt.zoneArt else { zones = nil; return }
+        zones = ZonePlay(card: art.card, canvas: canvas, revealAt: revealAt, started: started, open: open) { shows, size in
+            art.draw(shows, size: size)
+        }
+        session.leaveRevealToRules()
+        if session.isRevealed { zones?.finishFades() }
     }
 
     // MARK: What it is now
@@ -42,7 +57,7 @@ final class CardOnShow {
     var size: PixelSize { canvas.size }
     var phase: CardSession.Phase { session.phase }
     var acceptsScratches: Bool { session.acceptsScratches }
-    var isAnimating: Bool { session.isAnimating }
+    var isAnimating: Bool { session.isAnimating || zones?.isAnimating == true }
     var revealedFraction: Double { canvas.revealedFraction }
     var revealedPixels: Int { canvas.mask.revealedPixels }
     /// When it appeared, on the monotonic clock.
@@ -54,11 +69,13 @@ final class CardOnShow {
     func isPenDown(_ pen: Int) -> Bool { canvas.isPenDown(pen) }
 
     /// The outcome record of the card, ending now (`quitting`: the program ends it).
+    /// A zone card's carries the zones picked, in order.
     func outcome(now: Double, endedBy quitting: Bool) -> OutcomeRecord {
         var record = session.outcome(prize: dealt.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
                                      now: now, endedBy: quitting)
         // A claim shown: its code in the log (a card never revealed showed none).
         if record.outcome == .revealed { record.claim = dealt.claim?.code }
+        record.picks = zones?.ticket.started
         return record
     }
 
@@ -87,7 +104,31 @@ final class CardOnShow {
 
     /// A stroke changed the mask: the reveal meter may have news.
     func scratched(now: Double) -> [CardEvent] {
-        session.scratched(fraction: canvas.revealedFraction, now: now)
+        let events = session.scratched(fraction: canvas.revealedFraction, now: now)
+        guard let zones else { return events }
+        return events + cardEvents(zones.afterStroke(now: now), how: .threshold, now: now)
+    }
+
+    /// A key opens zone `zone` of a ticket whole (a pick, if it may still be picked).
+    func openZone(_ zone: Int, now: Double) -> [CardEvent] {
+        guard let zones else { return [] }
+        canvas.allPensUp()
+        return cardEvents(zones.open(zone, now: now), how: .keyboard, now: now)
+    }
+
+    /// The rules' events as the window reports them; the last pick's opening reveals the card.
+    private func cardEvents(_ events: [ZoneTicket.Event], how: RevealCause, now: Double) -> [CardEvent] {
+        events.flatMap { event -> [CardEvent] in
+            switch event {
+            case .zoneStart(let zone): return [.zoneStart(cardID: id, zone: zone)]
+            case .zoneRevealed(let zone, let shows):
+                if case .symbol(let i) = shows { return [.zoneRevealed(cardID: id, zone: zone, symbol: i)] }
+                return [.zoneRevealed(cardID: id, zone: zone, symbol: nil)]
+            case .cardRevealed:
+                canvas.allPensUp()
+                return session.reveal(by: how, fraction: canvas.revealedFraction, now: now)
+            }
+        }
     }
 
     /// Once revealed, no pen scratches on.
@@ -121,7 +162,12 @@ final class CardOnShow {
     /// While the cover fades (an animation frame is due): the fade's frame, the whole
     /// card, composited into `framebuffer`; at its end the prize whole. Nil: no fade.
     func drawFade(now: Double, into framebuffer: Framebuffer) -> PixelRect? {
-        guard let fade = session.fadeProgress(now: now) else { return nil }
+        // A ticket's zones fading open; one whose fade ended is revealed in the mask.
+        var zoneArea: PixelRect?
+        if let zones, zones.isAnimating {
+            zoneArea = zones.animate(into: framebuffer, now: now).union(canvas.compositeChanges(into: framebuffer).rect)
+        }
+        guard let fade = session.fadeProgress(now: now) else { return zoneArea }
         if fade >= 1 {
             canvas.revealAll()
             _ = canvas.compositeChanges(into: framebuffer)
@@ -149,13 +195,16 @@ final class CardOnShow {
             : CardSession(cardID: made.card.id, revealAt: revealAt, now: now)
         shownAtWallClock = Date().timeIntervalSince1970
         if !recording.isEmpty, recording.last != .up { record(.up) }
+        startZones()
     }
 
     /// A new size: the images laid out again to fill it, the scratched state carried over.
     func relayout(to size: PixelSize) throws(CanvasError) {
         let previous = canvas.mask
+        let started = zones?.ticket.started ?? [], open = Set((0..<(zones?.ticket.zoneCount ?? 0)).filter { zones!.ticket.open[$0] })
         canvas = try dealt.images.canvas(at: size, layout: canvas.layout, brush: brush) { _ in previous }
         if session.isRevealed { canvas.revealAll() }
+        startZones(started: started, open: open)
     }
 
     /// `--record`: the gesture recorded, written to `path` as a trace (atomically).

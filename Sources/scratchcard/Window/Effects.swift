@@ -67,6 +67,9 @@ struct Effects {
     /// chime, its own WAV, or none) and starts the burst over a canvas of `canvas`
     /// (unless `--celebrate off` or the card says `"celebrate": false`).
     mutating func react(to events: [CardEvent], of card: DealtCard, canvas: PixelSize) {
+        // A ticket's zone opening: a small sound of its own (once for a batch: the
+        // decoys open together).
+        if events.contains(where: { if case .zoneRevealed = $0 { true } else { false } }) { player?.play(.zoneOpen) }
         for case .revealed in events {
             if let clip = card.revealSound?.clip { player?.play(clip) }
             motion.allUp()

@@ -65,7 +65,7 @@ func firstCardOnShow(_ dealt: DealtCard, in opened: OpenedWindow, store: StoreSi
     } else {
         do {
             canvas = try images.canvas(at: size, layout: opened.layout, brush: opened.brush) { filledCover in
-                store.resumedMask(size: size, images: images, filledCover: filledCover)
+                store.resumedMask(size: size, images: images, filledCover: filledCover, zones: dealt.zoneArt?.card)
             }
         } catch { throw ExitError(code: 2, message: "\(error)") }
     }
@@ -74,7 +74,7 @@ func firstCardOnShow(_ dealt: DealtCard, in opened: OpenedWindow, store: StoreSi
         ?? CardSession(cardID: dealt.id, revealAt: revealAt, now: now)
     let card = CardOnShow(dealt: dealt, canvas: canvas, session: session, shownAtWallClock: shownAtWallClock,
                           brush: opened.brush, revealAt: revealAt, maxFingers: options.maxFingers,
-                          recordsGesture: options.record != nil)
+                          recordsGesture: options.record != nil, startedZones: store.resumedZoneOrder)
     return (card, drawnStraight)
 }
 

@@ -45,9 +45,12 @@ final class StoreSide {
     var resumed: PendingDeal? { keeper?.resumed }
 
     /// The resumed card's mask at `size` (StoreKeeper.resumedMask); nil for a fresh card.
-    func resumedMask(size: PixelSize, images: CardImages, filledCover: RGBAImage?) -> Mask? {
-        keeper?.resumedMask(size: size, images: images, filledCover: filledCover)
+    func resumedMask(size: PixelSize, images: CardImages, filledCover: RGBAImage?, zones: ZoneCard?) -> Mask? {
+        keeper?.resumedMask(size: size, images: images, filledCover: filledCover, zones: zones)
     }
+
+    /// A resumed zone card's started zones, in order (StoreKeeper.resumedZoneOrder).
+    var resumedZoneOrder: [Int] { keeper?.resumedZoneOrder ?? [] }
 
     /// When the resumed card was last touched, on the monotonic clock.
     func resumedLastTouch(now: Double) -> Double? { keeper?.resumedLastTouch(now: now) }

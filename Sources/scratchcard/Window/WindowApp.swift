@@ -39,6 +39,8 @@ final class WindowApp {
     private var effects: Effects
     private let screen: PacedScreen
     private var changes = ScreenChanges()
+    /// A ticket's focus ring, which the keys move between its zones (ZoneKeys.swift).
+    private var zoneFocus = ZoneFocus()
     private var stats = WindowStats()
     /// `--print-claims`: a ticket for each claim revealed (ClaimTickets.swift).
     private let tickets: ClaimTickets?
@@ -172,6 +174,9 @@ final class WindowApp {
             if let pen = card.fingerUp(id) { card.penUp(pen); effects.penUp(pen); keep(.up(pen: pen)) }
         case .putCompleted:
             shown()
+        case .key(let key, let modifiers) where card.zones != nil && kiosk?.isExitChord(event) != true
+                                                 && handleZoneKey(key, modifiers):
+            break
         case .key, .closeRequested:
             // In kiosk mode every key and the close button are ignored, but the operator's chord.
             if let kiosk {
@@ -204,6 +209,26 @@ final class WindowApp {
 
     /// Where a stroke may paint the pixels it changes at once (a 4K canvas does): the
     /// framebuffer, unless the server may still be reading it.
+    /// A ticket's key: the focus ring moved, or the focused zone opened (saved with the
+    /// strokes, so that a restarted kiosk opens it again). False: not a ticket's key.
+    private func handleZoneKey(_ key: Key, _ modifiers: KeyModifiers) -> Bool {
+        guard let zones = card.zones, let bounds = card.canvas.zones?.bounds,
+              let action = zoneFocus.handle(key, modifiers, ticket: zones.ticket, bounds: bounds, canvas: card.size, scale: scale)
+        else { return false }
+        switch action {
+        case .moved(let area):
+            changes.expose(area)
+        case .open(let zone):
+            let events = card.openZone(zone, now: monotonicSeconds())
+            if !events.isEmpty {
+                keep(.open(zone: zone))
+                changes.stroked()
+            }
+            emit(events)
+        }
+        return true
+    }
+
     private var drawable: Framebuffer? { screen.canDraw ? screen.framebuffer : nil }
 
     /// Pen `pen` (0: the mouse; a finger's) touched down at `point`: the press, the
@@ -254,6 +279,9 @@ final class WindowApp {
         // Animation frames (the fade, the attract band, the burst) come at their own pace.
         let frameDue = screen.frameDue(now: now)
         var area = changes.composite(card, into: framebuffer, now: now, frameDue: frameDue)
+        if let bounds = card.canvas.zones?.bounds {
+            area.formUnion(zoneFocus.draw(into: framebuffer, over: area, bounds: bounds, canvas: card.size, scale: scale))
+        }
         if frameDue, let kiosk {
             area.formUnion(kiosk.drawAttract(over: card.canvas, into: framebuffer, fresh: card.phase == .fresh, shownAt: card.shownAt))
         }
@@ -317,6 +345,7 @@ final class WindowApp {
         if case .show(announcingSoldOut: true, _) = taken { emit([.soldOut]) }
         dealing.cardShown()
         card.replace(with: made, now: monotonicSeconds())
+        zoneFocus.reset()
         kiosk?.newCardShown()
         effects.newCardShown()
         changes.expose(PixelRect(size: card.size))

@@ -1,0 +1,209 @@
+import ScratchCore
+
+/// A ticket's scratch zones, as a deck entry gives them: where the zones are (in the
+/// card's points, on the built-in card's 640 x 400 design; the window scales them with
+/// the card), what each shows, and how many the player may pick.
+///
+///     {"id": "coffee", "grid": {"x": 40, "y": 110, "w": 560, "h": 260, "columns": 3, "rows": 3, "gap": 12},
+///      "pick": 3, "symbols": [{"text": "☕"}, {"text": "☕"}, {"text": "☕"}],
+///      "decoys": [{"text": "🍋"}, {"text": "⭐"}, {"text": "🍒"}, {"text": "🍋"}, {"text": "⭐"}, {"text": "🍒"}]}
+public struct ZoneCard: Equatable, Sendable {
+    /// The zones in the card's points, numbered row by row from the top left for a grid.
+    public let zones: [ZoneOutline]
+    /// How many zones the player may open; nil: every zone, zone i showing symbols[i].
+    public let pick: Int?
+    /// What the zones show: the i-th zone started (with `pick`) or zone i (without).
+    public let symbols: [ZoneSymbol]
+    /// What the zones not picked show when they open, dimmed, in zone order.
+    public let decoys: [ZoneSymbol]
+
+    /// The size of the card the zones are given on: the built-in card's design.
+    public static let cardPoints = (width: 640.0, height: 400.0)
+    /// The most zones a card may have.
+    public static let maximumZones = 100
+
+    public init(zones: [ZoneOutline], pick: Int?, symbols: [ZoneSymbol], decoys: [ZoneSymbol]) {
+        self.zones = zones
+        self.pick = pick
+        self.symbols = symbols
+        self.decoys = decoys
+    }
+
+    /// The zones in device pixels on a card of `size`: each axis scaled from the design.
+    public func outlines(in size: PixelSize) -> [ZoneOutline] {
+        let sx = Double(size.width) / Self.cardPoints.width, sy = Double(size.height) / Self.cardPoints.height
+        return zones.map { ZoneOutline(x: $0.x * sx, y: $0.y * sy, width: $0.width * sx, height: $0.height * sy, shape: $0.shape) }
+    }
+
+    /// The deck keys a zone card adds to an entry.
+    public static let keys: Set<String> = ["zones", "grid", "pick", "symbols", "decoys"]
+
+    /// A deck entry's zone card, or nil when it has none of `keys`. `files` finds
+    /// symbol images; `fail` makes an error that names the entry.
+    static func parse(_ fields: [String: JSONValue], files: any DeckFiles,
+                             fail: (String) -> DeckError) throws(DeckError) -> ZoneCard? {
+        guard keys.contains(where: { fields[$0] != nil }) else { return nil }
+        var zones: [ZoneOutline]
+        switch (fields["zones"], fields["grid"]) {
+        case (nil, nil):
+            let key = keys.sorted().first { fields[$0] != nil }!
+            throw fail("\(key) belongs to a zone card; add \"zones\" or a \"grid\"")
+        case (.some, .some):
+            throw fail("a card has \"zones\" or a \"grid\", not both")
+        case (let value?, nil):
+            guard case .array(let list) = value, !list.isEmpty else {
+                throw fail("zones must be a non-empty array of {\"x\", \"y\", \"w\", \"h\"}, not \(value.quoted)")
+            }
+            guard list.count <= maximumZones else { throw fail("\(list.count) zones; a card may have at most \(maximumZones)") }
+            zones = []
+            for (i, item) in list.enumerated() {
+                zones.append(try zone(item, label: "zones[\(i)]", fail: fail))
+            }
+        case (nil, let value?):
+            zones = try grid(value, fail: fail)
+        }
+        for (i, zone) in zones.enumerated() {
+            let name = fields["grid"] != nil ? "grid zone \(i)" : "zones[\(i)]"
+            guard zone.x >= 0, zone.y >= 0, zone.x + zone.width <= cardPoints.width, zone.y + zone.height <= cardPoints.height else {
+                throw fail("\(name) (x \(number(zone.x)), y \(number(zone.y)), w \(number(zone.width)), h \(number(zone.height))) is outside the card (0, 0, 640 x 400 points)")
+            }
+            if let j = zones[..<i].firstIndex(where: { overlap($0, zone) }) {
+                throw fail("\(name) overlaps \(fields["grid"] != nil ? "grid zone \(j)" : "zones[\(j)]")")
+            }
+        }
+
+        var pick: Int?
+        switch fields["pick"] {
+        case nil: break
+        case .number(let k)? where k >= 1 && k <= Double(maximumZones) && k == k.rounded(.down):
+            pick = Int(k)
+        case let other?: throw fail("pick must be a whole number from 1, not \(other.quoted)")
+        }
+        if let pick, pick > zones.count {
+            throw fail("pick is \(pick), more than the card's \(zones.count) zones")
+        }
+        let symbols = try symbolList(fields["symbols"], key: "symbols", files: files, fail: fail)
+        let decoys = try symbolList(fields["decoys"], key: "decoys", files: files, fail: fail)
+        if let pick {
+            if symbols.count < pick { throw fail("symbols has \(symbols.count), fewer than pick (\(pick))") }
+            let left = zones.count - pick
+            if decoys.count < left { throw fail("decoys has \(decoys.count), fewer than the \(left) zones left over after pick") }
+        } else {
+            if symbols.count < zones.count { throw fail("symbols has \(symbols.count), fewer than the \(zones.count) zones") }
+            if fields["decoys"] != nil { throw fail("decoys belong to a card with \"pick\"") }
+        }
+        return ZoneCard(zones: zones, pick: pick, symbols: symbols, decoys: decoys)
+    }
+
+    /// Whether two zones share any area (an ellipse counts as its bounding box).
+    static func overlap(_ a: ZoneOutline, _ b: ZoneOutline) -> Bool {
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+    }
+
+    static func number(_ v: Double) -> String { PlainDecimal.format(v) ?? "\(v)" }
+
+    static func field(_ fields: [String: JSONValue], _ key: String, label: String,
+                      fail: (String) -> DeckError) throws(DeckError) -> Double {
+        guard let value = fields[key] else { throw fail("\(label) has no \"\(key)\"") }
+        guard case .number(let v) = value, v.isFinite, abs(v) <= 1e6 else {
+            throw fail("\(label).\(key) must be a number, not \(value.quoted)")
+        }
+        return v
+    }
+
+    static func zone(_ value: JSONValue, label: String, fail: (String) -> DeckError) throws(DeckError) -> ZoneOutline {
+        guard case .object(let f) = value else { throw fail("\(label) must be an object {\"x\", \"y\", \"w\", \"h\"}, not \(value.quoted)") }
+        if let unknown = f.keys.sorted().first(where: { !["x", "y", "w", "h", "shape"].contains($0) }) {
+            throw fail("\(label): unknown key \(JSONText.quoted(unknown)) (a zone has x, y, w, h, shape)")
+        }
+        let x = try field(f, "x", label: label, fail: fail), y = try field(f, "y", label: label, fail: fail)
+        let w = try field(f, "w", label: label, fail: fail), h = try field(f, "h", label: label, fail: fail)
+        guard w > 0, h > 0 else { throw fail("\(label) must have w and h greater than 0") }
+        var shape = ZoneOutline.Shape.rectangle
+        switch f["shape"] {
+        case nil: break
+        case .string("rectangle")?: shape = .rectangle
+        case .string("ellipse")?: shape = .ellipse
+        case let other?: throw fail("\(label).shape must be \"rectangle\" or \"ellipse\", not \(other.quoted)")
+        }
+        return ZoneOutline(x: x, y: y, width: w, height: h, shape: shape)
+    }
+
+    static func grid(_ value: JSONValue, fail: (String) -> DeckError) throws(DeckError) -> [ZoneOutline] {
+        guard case .object(let f) = value else { throw fail("grid must be an object {\"x\", \"y\", \"w\", \"h\", \"columns\", \"rows\", \"gap\"}, not \(value.quoted)") }
+        if let unknown = f.keys.sorted().first(where: { !["x", "y", "w", "h", "columns", "rows", "gap", "shape"].contains($0) }) {
+            throw fail("grid: unknown key \(JSONText.quoted(unknown)) (a grid has x, y, w, h, columns, rows, gap, shape)")
+        }
+        let x = try field(f, "x", label: "grid", fail: fail), y = try field(f, "y", label: "grid", fail: fail)
+        let w = try field(f, "w", label: "grid", fail: fail), h = try field(f, "h", label: "grid", fail: fail)
+        let gap = f["gap"] == nil ? 0 : try field(f, "gap", label: "grid", fail: fail)
+        func count(_ key: String) throws(DeckError) -> Int {
+            let v = try field(f, key, label: "grid", fail: fail)
+            guard v >= 1, v <= Double(maximumZones), v == v.rounded(.down) else {
+                throw fail("grid.\(key) must be a whole number from 1 to \(maximumZones), not \(number(v))")
+            }
+            return Int(v)
+        }
+        let columns = try count("columns"), rows = try count("rows")
+        guard columns * rows <= maximumZones else { throw fail("grid makes \(columns * rows) zones; a card may have at most \(maximumZones)") }
+        guard gap >= 0 else { throw fail("grid.gap must be 0 or more, not \(number(gap))") }
+        let cellW = (w - Double(columns - 1) * gap) / Double(columns)
+        let cellH = (h - Double(rows - 1) * gap) / Double(rows)
+        guard cellW > 0, cellH > 0 else { throw fail("grid leaves no room for its zones: w and h must exceed the gaps") }
+        var shape = ZoneOutline.Shape.rectangle
+        switch f["shape"] {
+        case nil: break
+        case .string("rectangle")?: shape = .rectangle
+        case .string("ellipse")?: shape = .ellipse
+        case let other?: throw fail("grid.shape must be \"rectangle\" or \"ellipse\", not \(other.quoted)")
+        }
+        var zones: [ZoneOutline] = []
+        for r in 0..<rows {
+            for c in 0..<columns {
+                zones.append(ZoneOutline(x: x + Double(c) * (cellW + gap), y: y + Double(r) * (cellH + gap),
+                                         width: cellW, height: cellH, shape: shape))
+            }
+        }
+        return zones
+    }
+
+    static func symbolList(_ value: JSONValue?, key: String, files: any DeckFiles,
+                           fail: (String) -> DeckError) throws(DeckError) -> [ZoneSymbol] {
+        guard let value else { return [] }
+        guard case .array(let list) = value else { throw fail("\(key) must be an array, not \(value.quoted)") }
+        guard list.count <= maximumZones else { throw fail("\(key) has \(list.count) entries; at most \(maximumZones)") }
+        var out: [ZoneSymbol] = []
+        for (i, item) in list.enumerated() {
+            let label = "\(key)[\(i)]"
+            switch item {
+            case .string(let name) where !name.isEmpty:
+                let (file, problem) = files.locate(name)
+                if let problem { throw fail("\(label): symbol image \(file) \(problem)") }
+                out.append(.image(file))
+            case .object(let f):
+                if let unknown = f.keys.sorted().first(where: { $0 != "text" && $0 != "color" }) {
+                    throw fail("\(label): unknown key \(JSONText.quoted(unknown)) (a symbol has text, color)")
+                }
+                guard case .string(let text)? = f["text"] else { throw fail("\(label) needs a \"text\" string") }
+                if let problem = CardText.problem(with: text) { throw fail("\(label).text \(problem)") }
+                var colour: RGBA?
+                if let c = f["color"] {
+                    guard case .string(let t) = c, let parsed = CardText.colour(parsing: t) else {
+                        throw fail("\(label).color must be a colour as #RRGGBB, not \(c.quoted)")
+                    }
+                    colour = parsed
+                }
+                out.append(.text(text, colour: colour))
+            default:
+                throw fail("\(label) must be an image file name or {\"text\": ...}, not \(item.quoted)")
+            }
+        }
+        return out
+    }
+}
+
+/// What a zone shows: an image (an absolute path), or words or emoji in the card's style.
+public enum ZoneSymbol: Equatable, Sendable {
+    case image(String)
+    case text(String, colour: RGBA?)
+}
