@@ -52,6 +52,9 @@ let package = Package(
         // Sound: the scratch synthesised per pen, the chime, WAV clips, the sound thread and
         // its outputs (PulseAudio, else ALSA).
         .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
+        // The service manager's notifications (systemd's sd_notify protocol, by hand:
+        // a datagram to NOTIFY_SOCKET): READY, STATUS, STOPPING and the watchdog's pings.
+        .target(name: "ServiceNotify"),
         // The store: deals, stock, outcomes and the card on show, in SQLite.
         .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
@@ -62,7 +65,7 @@ let package = Package(
                 resources: [.copy("icon.png")]),
 
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt"]),
+                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "ServiceNotify"]),
         .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
         .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
@@ -78,6 +81,9 @@ let package = Package(
         .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
 
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
+        .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "NotifySupport"]),
+        // A datagram socket standing in for systemd's notify socket: the tests read what the kiosk tells it.
+        .target(name: "NotifySupport", path: "Tests/NotifySupport"),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
@@ -95,9 +101,13 @@ let package = Package(
         .systemLibrary(name: "CInputTest", path: "Tests/CInputTest", providers: [.apt(["xserver-xorg-dev"])]),
         .target(name: "InputTest", dependencies: ["CInputTest"], path: "Tests/InputTest"),
         .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
+        // libfuse 3, and the power-cut test's file system on it (C): writes kept in memory
+        // until synced, SIGUSR1 drops what is not (Tests/PowerCutFS/powercutfs.c).
+        .systemLibrary(name: "CFuse3", path: "Tests/CFuse3", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .executableTarget(name: "powercutfs", dependencies: ["CFuse3"], path: "Tests/PowerCutFS"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "NotifySupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
