@@ -37,6 +37,8 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     private var lockDescriptor: Int32 = -1
     /// Syncs the WAL after stroke commits (the kiosk's store only).
     let journal: JournalSync?
+    /// The latest time recorded: times are kept in order (KioskStore+Clock.swift).
+    let recordedClock = RecordedClock()
 
     /// The schema this program writes.
     public static let schemaVersion = migrations.count
@@ -290,7 +292,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             if let ending { try writeOutcome(ending.deal, ending.outcome) }
             let id = DealID.random()
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
-                .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
+                .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(try orderedTime(shownAt))).run()
             return id
         }
     }
@@ -309,7 +311,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             SELECT deal, ?, ?, ?, ?, ?, ? FROM deals WHERE deal = ?
             """).bind(.text(outcome.outcome.rawValue), .optional(outcome.how?.rawValue), .real(outcome.fraction),
                       .optional(outcome.revealMilliseconds), .integer(outcome.durationMilliseconds),
-                      .real(Date().timeIntervalSince1970), .text(deal.text)).run()
+                      .real(try orderedTime(Date().timeIntervalSince1970)), .text(deal.text)).run()
         let written = connection.changes > 0
         try connection.prepare("DELETE FROM strokes WHERE deal = ?").bind(.text(deal.text)).run()
         return written
