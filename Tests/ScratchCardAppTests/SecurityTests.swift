@@ -57,7 +57,8 @@ import XvfbSupport
             }
             #expect(!code.contains("ProcessInfo.processInfo.environment[") , "environment read by name outside ConfigFile")
         }
-        #expect(names == ["DISPLAY", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME", "PGPASSWORD"])
+        #expect(names == ["DISPLAY", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME", "PGPASSWORD",
+                          "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"])
     }
 
     @Test("--record and snapshots: files of mode 0644, written by rename, never through a planted symbolic link")
