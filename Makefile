@@ -27,9 +27,10 @@ test: deps deb
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --no-parallel
 
-## The benchmark on the traces beside the project.
+## The benchmark on the project's traces (Bench/traces, format docs/traces.md).
+TRACES = Bench/traces/card-1080p.trace Bench/traces/card-4k.trace Bench/traces/mouse-1000hz.trace
 bench: release
-	$(SWIFT) run -c release scratchbench --repeat 3 ../shared/traces/card-1080p.trace ../shared/traces/card-4k.trace ../shared/traces/mouse-1000hz.trace
+	$(SWIFT) run -c release scratchbench --repeat 3 $(TRACES)
 
 ## The suite under AddressSanitizer (and LeakSanitizer), in its own build folder.
 test-asan: deps

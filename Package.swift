@@ -1,7 +1,10 @@
 // swift-tools-version:6.0
 // ScratchCard: a scratch-to-reveal card for X11 desktops and kiosks.
-// The rooms below follow DESIGN.md: a pure-Swift core, thin C edges (Xlib, libpng, libjpeg-turbo, libwebp),
-// and the executables that wire them together.
+// The rooms, from the edge in (docs/ARCHITECTURE.md): thin C edges (Xlib, libpng, libjpeg-turbo,
+// libwebp, cairo + Pango, libpulse, ALSA, SQLite, libpq), the engine of pixels and geometry
+// (ScratchCore), the card's rules on top of it (CardRules), the rooms that wrap each C
+// library, and the executable that wires them together. `Sources/` holds only what ships;
+// the measurement tools live in `Bench/`, the icon drawer in `Tools/`.
 import PackageDescription
 
 let package = Package(
@@ -11,7 +14,8 @@ let package = Package(
         .executable(name: "scratchbench", targets: ["scratchbench"]),
     ],
     targets: [
-        // C edges: system libraries found through pkg-config.
+        // MARK: The product's C edges: system libraries found through pkg-config, each used
+        // by one room only.
         .systemLibrary(name: "CX11", pkgConfig: "x11 xext xi xrandr",
                        providers: [.apt(["libx11-dev", "libxext-dev", "libxi-dev", "libxrandr-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng",
@@ -21,72 +25,98 @@ let package = Package(
                        providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
-        // cairo + pixman: the engines scratchbench and scalebench compare against, and the
-        // icons' painter in assetmaker; the card itself never links it.
-        .systemLibrary(name: "CCairo", pkgConfig: "cairo pixman-1",
-                       providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
-
-        // The Present extension with MIT-SHM pixmaps: presentbench's measurement only.
-        .systemLibrary(name: "CXPresent", pkgConfig: "xpresent xfixes xext x11",
-                       providers: [.apt(["libxpresent-dev", "libxfixes-dev", "libxext-dev", "libx11-dev"])]),
         // The sound room's C edges: libpulse (PulseAudio, PipeWire's pulse server) and ALSA.
         .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq: the store room's client of a shared prize pool in PostgreSQL.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
         .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
-
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
-        // The engine: geometry, mask and brush, compositor, reveal meter, traces.
+        // MARK: The product's rooms.
+        // The engine, pixels and geometry only: mask and brush, compositor, canvas and reveal
+        // meter, fade and shimmer, framebuffers and pixel layouts, images, traces, and the
+        // few file utilities it needs (whole-file reads, atomic writes).
         .target(name: "ScratchCore", dependencies: ["CInstructions"], linkerSettings: [.linkedLibrary("m")]),
+        // The card's rules: what a card is and how it is dealt, played and ended (decks and
+        // stock, the ledger protocols, the session's state machine, events, the outcome log,
+        // saved strokes, configuration, celebration timing). Pure Swift, no C module.
+        .target(name: "CardRules", dependencies: ["ScratchCore"]),
+        // The doodle document: strokes on a picture, undo, export (`scratchcard doodle`).
+        .target(name: "DoodleDocument", dependencies: ["ScratchCore"]),
+        // Threads and a condition on pthreads, without Foundation's Thread (which would link
+        // all of swift-corelibs-foundation into the static binary): the sound thread, the
+        // program's loaders.
+        .target(name: "Threads"),
         // Image files in (PNG, JPEG, WebP) and out (PNG, JPEG), image scaling.
         .target(name: "ScratchImage", dependencies: ["CPNG", "CJPEG", "CWebP", "ScratchCore"]),
-        // The display connection, window, framebuffers, input, DPI.
+        // The display connection, window, framebuffers, input, DPI, and the display loop's
+        // pace (FramePacer, refresh rates, latency histograms).
         .target(name: "ScratchX11", dependencies: ["CX11", "ScratchCore"]),
         // Sound: the scratch synthesised per pen, the chime, WAV clips, the sound thread and
         // its outputs (PulseAudio, else ALSA).
-        .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore"]),
+        .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore", "Threads"]),
         // The service manager's notifications (systemd's sd_notify protocol, by hand:
         // a datagram to NOTIFY_SOCKET): READY, STATUS, STOPPING and the watchdog's pings.
         .target(name: "ServiceNotify"),
-        // The store: deals, stock, outcomes and the card on show, in SQLite.
-        .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore"]),
+        // The store: deals, stock, outcomes and the card on show, in SQLite; the shared pool
+        // in PostgreSQL. Implements the rules' PrizeLedger and CardOnShowStore.
+        .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore", "CardRules", "Threads"]),
         // Draws cards at the window's size: the built-in cover and prize, text cards.
-        .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore"]),
+        .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore", "CardRules"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
                 exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "icons"],
                 resources: [.copy("icon.png")]),
 
+        // MARK: The executable.
         .executableTarget(name: "scratchcard",
-                          dependencies: ["ScratchCore", "ScratchImage", "ScratchX11", "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "ServiceNotify"]),
-        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "ScratchStore", "CCairo"]),
+                          dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
+                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "ServiceNotify"]),
+
+        // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
+        // cairo + pixman: the engines scratchbench and scalebench compare against, and the
+        // icons' painter in Tools/assetmaker; the card itself never links it.
+        .systemLibrary(name: "CCairo", path: "Bench/CCairo", pkgConfig: "cairo pixman-1",
+                       providers: [.apt(["libcairo2-dev", "libpixman-1-dev"])]),
+        // The Present extension with MIT-SHM pixmaps: presentbench's and clientfloor's only.
+        .systemLibrary(name: "CXPresent", path: "Bench/CXPresent", pkgConfig: "xpresent xfixes xext x11",
+                       providers: [.apt(["libxpresent-dev", "libxfixes-dev", "libxext-dev", "libx11-dev"])]),
+        // The engine's benchmark, traces replayed against ours and cairo's: make bench.
+        .executableTarget(name: "scratchbench", dependencies: ["ScratchCore", "CardRules", "ScratchStore", "CCairo"],
+                          path: "Bench/scratchbench"),
         // How well and how fast images are enlarged, against pixman: swift run -c release scalebench IMAGE.png...
-        .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"]),
+        .executableTarget(name: "scalebench", dependencies: ["ScratchImage", "ScratchCore", "CCairo"], path: "Bench/scalebench"),
         // Present against paced puts, latency and vblank alignment (scripts/present-bench.sh).
-        .executableTarget(name: "presentbench", dependencies: ["CXPresent"]),
+        .executableTarget(name: "presentbench", dependencies: ["CXPresent"], path: "Bench/presentbench"),
         // A dummy Xorg whose pointer is on the inputtest driver, and 1000 Hz drives through
         // it: the window benchmark's mouse (scripts/window-bench.sh, WINDOW_BENCH_INPUT=inputtest).
-        .executableTarget(name: "inputdrive", dependencies: ["InputTest", "XvfbSupport"]),
+        .executableTarget(name: "inputdrive", dependencies: ["InputTest", "XvfbSupport"], path: "Bench/inputdrive"),
         // The least a client can cost the X server for a drag: the floor under the window
         // benchmark's X-server figure (scripts/pacing-bench.sh, build=client).
-        .executableTarget(name: "clientfloor", dependencies: ["CXPresent"]),
-        // Draws the icons, with cairo: swift run assetmaker --icons Assets/icons
-        .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"]),
+        .executableTarget(name: "clientfloor", dependencies: ["CXPresent"], path: "Bench/clientfloor"),
 
-        .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore"]),
+        // MARK: Tools: build-time helpers, never shipped.
+        // Draws the icons, with cairo (Bench/CCairo): swift run assetmaker --icons Assets/icons
+        .executableTarget(name: "assetmaker", dependencies: ["ScratchCore", "ScratchImage", "CCairo"], path: "Tools/assetmaker"),
+
+        // MARK: Tests: a target per room, and their private servers.
+        // The brush's formula computed independently, mask comparisons and the seeded
+        // generator: shared by the engine's, the rules' and the doodle's tests.
+        .target(name: "EngineTestSupport", dependencies: ["ScratchCore"], path: "Tests/EngineTestSupport"),
+        .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore", "EngineTestSupport"]),
+        .testTarget(name: "CardRulesTests", dependencies: ["CardRules", "ScratchCore", "EngineTestSupport"]),
+        .testTarget(name: "DoodleDocumentTests", dependencies: ["DoodleDocument", "ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "NotifySupport"]),
         // A datagram socket standing in for systemd's notify socket: the tests read what the kiosk tells it.
         .target(name: "NotifySupport", path: "Tests/NotifySupport"),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
-        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "ScratchCore", "ScratchImage"]),
-        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "ScratchCore", "PostgresSupport"]),
+        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage"]),
+        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "CardRules", "ScratchCore", "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
         .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
@@ -107,7 +137,7 @@ let package = Package(
         .executableTarget(name: "powercutfs", dependencies: ["CFuse3"], path: "Tests/PowerCutFS"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "NotifySupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "NotifySupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

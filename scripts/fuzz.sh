@@ -6,7 +6,8 @@
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
 # inputs land in Fuzz/NAME/found/; copy the ones worth keeping to Fuzz/NAME/regressions/,
 # which the test suite replays (Tests/ScratchCoreTests/FuzzRegressionTests.swift,
-# Tests/ScratchImageTests/FuzzRegressionTests.swift).
+# Tests/CardRulesTests/FuzzRegressionTests.swift, Tests/CardRulesTests/StrokeLogTests.swift,
+# Tests/ScratchImageTests/FuzzRegressionTests.swift, Tests/ScratchStoreTests/StoreFuzzRegressionTests.swift).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,14 +17,21 @@ seconds=${2:-600}
 
 out=.build/fuzz/$name
 mkdir -p "$out/corpus" "Fuzz/$name/found"
-flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld)
+# One package name for every module, as SwiftPM gives: the rooms share `package` names
+# (the engine's FileBytes and blend255).
+flags=(-sanitize=fuzzer,address -parse-as-library -swift-version 6 -O -g -use-ld=lld -package-name ScratchCard)
 core=(-I Sources/CInstructions Sources/ScratchCore/*.swift)   # the core and its one C header
 
-# ScratchCore as a static library and module, for targets that test a room built on it.
-core_library() {
-  swiftc "${flags[@]}" -module-name ScratchCore -emit-module -emit-module-path "$out/ScratchCore.swiftmodule" \
-    -emit-library -static -o "$out/libScratchCore.a" "${core[@]}"
+# A room as a static library and module in $out, for targets that test a room built on
+# it: library NAME [swiftc arguments: its sources, -I and -L for what it imports].
+library() {
+  local name=$1; shift
+  swiftc "${flags[@]}" -module-name "$name" -emit-module -emit-module-path "$out/$name.swiftmodule" \
+    -emit-library -static -o "$out/lib$name.a" "$@"
 }
+# The engine (ScratchCore), and the card's rules on it (CardRules: pure Swift, no C).
+core_library() { library ScratchCore "${core[@]}"; }
+rules_library() { core_library; library CardRules -I "$out" -I Sources/CInstructions Sources/CardRules/*.swift; }
 # pkg-config's C flags for the named libraries, each behind -Xcc for swiftc.
 xcc_flags() {
   for f in $(pkg-config --cflags "$@"); do printf -- '-Xcc\n%s\n' "$f"; done
@@ -42,8 +50,17 @@ case "$name" in
       -L "$out" -lScratchCore $(pkg-config --libs $libs) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
-  trace|config|deck|replay|strokes)
+  trace|replay)
+    # The engine's parsers: one module from the core's sources and the target.
     swiftc "${flags[@]}" -module-name ScratchCore "${core[@]}" "Fuzz/$name/main.swift" -lm -o "$out/fuzzer"
+    max_len=16384
+    ;;
+  config|deck|strokes)
+    # The rules' parsers: ScratchCore as a static library and module, then one module from
+    # the rules' sources and the target.
+    core_library
+    swiftc "${flags[@]}" -module-name CardRules -I "$out" -I Sources/CInstructions \
+      Sources/CardRules/*.swift "Fuzz/$name/main.swift" -L "$out" -lScratchCore -lm -o "$out/fuzzer"
     max_len=16384
     ;;
   wav)
@@ -53,13 +70,14 @@ case "$name" in
     max_len=65536
     ;;
   store)
-    # ScratchCore as a static library and module, then the whole store room (SQLite for
-    # the kiosk's store, libpq for the pool beside it) + the target.
-    core_library
+    # ScratchCore, CardRules and Threads as static libraries and modules, then the whole
+    # store room (SQLite for the kiosk's store, libpq for the pool beside it) + the target.
+    rules_library
+    library Threads Sources/Threads/*.swift
     pqcflags=($(xcc_flags libpq))
     swiftc "${flags[@]}" -module-name ScratchStore -I "$out" -I Sources/CSQLite -I Sources/CLibPQ -I Sources/CInstructions \
       ${pqcflags[@]+"${pqcflags[@]}"} Sources/ScratchStore/*.swift "Fuzz/$name/main.swift" \
-      -L "$out" -lScratchCore -lsqlite3 $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
+      -L "$out" -lCardRules -lThreads -lScratchCore -lsqlite3 $(pkg-config --libs libpq) -lm -o "$out/fuzzer"
     max_len=16384
     ;;
   conninfo)

@@ -44,7 +44,7 @@ for _ in $(seq "${PACING_LOAD:-0}"); do
 done
 
 # The input's own cost in the X server: the same drive (the 1000 Hz one) over a server
-# with no program on it. With a third argument, clientfloor (Sources/clientfloor) runs
+# with no program on it. With a third argument, clientfloor (Bench/clientfloor) runs
 # on it meanwhile, with that argument as its options (`plain`: none): the least a
 # client that reads the drag and puts once a frame costs the server. What the program
 # adds comes on top.

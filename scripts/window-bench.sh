@@ -36,7 +36,7 @@
 # WINDOW_BENCH_INPUT=inputtest: the screen is a private Xorg on the dummy driver (60 Hz)
 # and the motions come from its absolute pointer on the inputtest driver, as a mouse's
 # do, instead of from xdotool's XTest requests (whose replies and wake-ups cost the X
-# server as much again as the motion's delivery): Sources/inputdrive sends them on a
+# server as much again as the motion's delivery): Bench/inputdrive sends them on a
 # grid of the monotonic clock, 1/WINDOW_BENCH_PAUSE a second (default 1000), all of
 # them. Needs root, xserver-xorg-video-dummy and `swift build -c release --product
 # inputdrive`. The start-up figures stay on Xvfb.

@@ -2,6 +2,7 @@
 // the folder that scripts/fuzz.sh prepares (FUZZ_DECK_DIR, default /tmp/scratchcard-fuzz-deck)
 // holding a.png, b.png and cover.png, so entries can be valid and reach the later checks.
 import Foundation
+import ScratchCore
 
 let deckPath = (ProcessInfo.processInfo.environment["FUZZ_DECK_DIR"] ?? "/tmp/scratchcard-fuzz-deck") + "/deck.json"
 

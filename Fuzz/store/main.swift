@@ -9,6 +9,7 @@
 // store must say so. SQLite itself is not instrumented: the coverage is our wrapper's.
 // Built by scripts/fuzz.sh store; see FUZZING.md.
 @preconcurrency import Glibc
+import CardRules
 import ScratchCore
 
 /// The folder every input is written into (made once; the files are removed after each).

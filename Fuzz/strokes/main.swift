@@ -5,6 +5,8 @@
 // allocation); the records are capped at 8192. Every mask the replay makes must have
 // the size asked for and an exact meter: the fraction recounted from the bytes matches.
 // Built by scripts/fuzz.sh strokes; see FUZZING.md.
+import ScratchCore
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzStrokes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let bytes = size == 0 ? [] : Array(UnsafeBufferPointer(start: data, count: size))

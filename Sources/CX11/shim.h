@@ -68,7 +68,7 @@ static inline int cx11_destroy_image(XImage *image) { return XDestroyImage(image
 static inline unsigned long cx11_get_pixel(XImage *image, int x, int y) { return XGetPixel(image, x, y); }
 
 // System V shared memory for MIT-SHM. The segment is private to our uid: mode 0600,
-// never 0777 (DESIGN.md). IPC_PRIVATE is a cast macro that Swift cannot import.
+// never 0777 (docs/ARCHITECTURE.md). IPC_PRIVATE is a cast macro that Swift cannot import.
 static inline int cx11_shm_create_private(size_t size) {
     return shmget(IPC_PRIVATE, size, IPC_CREAT | 0600);
 }

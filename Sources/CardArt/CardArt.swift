@@ -1,3 +1,4 @@
+import CardRules
 import CPangoCairo
 import ScratchCore
 

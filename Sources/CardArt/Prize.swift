@@ -1,3 +1,4 @@
+import CardRules
 import CPangoCairo
 @preconcurrency import Glibc
 import ScratchCore

@@ -58,8 +58,9 @@ struct CardPixels {
 
 /// `round((a * (255 - t) + b * t) / 255)` for bytes a, b and t in 0...255, exactly,
 /// with no division: (x + 128 + ((x + 128) >> 8)) >> 8 is round(x / 255) for x <= 255².
-@inline(__always)
-func blend255(_ a: Int, _ b: Int, _ t: Int) -> Int {
+/// `package`, inlinable: the doodle document blends its strokes with it too.
+@inlinable @inline(__always)
+package func blend255(_ a: Int, _ b: Int, _ t: Int) -> Int {
     let x = a * (255 - t) + b * t + 128
     return (x + (x >> 8)) >> 8
 }

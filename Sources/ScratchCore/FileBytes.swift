@@ -8,12 +8,14 @@
 /// Foundation (6.3) leaks its 4 KiB read buffer on every empty file, which
 /// LeakSanitizer reports (`make test-asan`), and it stats and reads separately.
 ///
+/// `package`: the card's rules (CardRules) read their decks and configuration through it.
+///
 ///     switch FileBytes.read(path: "deck.json", limit: 4 << 20) {
 ///     case .success(let bytes): ...
 ///     case .failure(.tooBig(let size)): ...
 ///     }
-enum FileBytes {
-    enum Problem: Error, Equatable {
+package enum FileBytes {
+    package enum Problem: Error, Equatable {
         /// Missing, or not accessible.
         case cannotOpen
         /// A folder, a FIFO, a device...
@@ -24,7 +26,7 @@ enum FileBytes {
         case cannotRead
     }
 
-    static func read(path: String, limit: Int) -> Result<[UInt8], Problem> {
+    package static func read(path: String, limit: Int) -> Result<[UInt8], Problem> {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return .failure(.cannotOpen) }
         defer { close(fd) }

@@ -1,6 +1,6 @@
 /// A problem with a file the program reads or writes: its path and what is wrong, in
 /// words for the user. Its description reads `"<path>: <message>"`, ready for an error
-/// line. Decks, the outcome log and atomic writes all report through it.
+/// line. Atomic writes report through it, and so do the card's rules (decks, the outcome log).
 public struct FileError: Error, CustomStringConvertible, Equatable, Sendable {
     public let path: String
     public let message: String
@@ -15,10 +15,3 @@ public struct FileError: Error, CustomStringConvertible, Equatable, Sendable {
 
 /// Why a file could not be written atomically.
 public typealias AtomicFileError = FileError
-
-/// Why a deck could not be loaded; the message names the entry (`cards[2] ("coffee")`)
-/// where one is at fault.
-public typealias DeckError = FileError
-
-/// Why the outcome log could not be opened, appended to or read.
-public typealias OutcomeLogError = FileError

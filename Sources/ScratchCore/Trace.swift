@@ -1,4 +1,4 @@
-/// A recorded scratching gesture (format: shared/traces/README.md, version 1): the
+/// A recorded scratching gesture (format: docs/traces.md, version 1): the
 /// pointer positions a window would receive, in device pixels, with the brush radius.
 ///
 ///     let trace = try Trace(parsing: text, name: "card-1080p.trace")

@@ -1,5 +1,6 @@
 @preconcurrency import Glibc
 import ScratchCore
+import Threads
 
 /// Whether the program sounds, and how loud.
 public struct SoundSettings: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import Foundation
 import ScratchCore
+import CardRules
 
 /// The times the store records (a deal's `shown_at`, an outcome's `ended_at`) come from
 /// the wall clock, which on a kiosk may jump: a board with no real-time clock boots in the

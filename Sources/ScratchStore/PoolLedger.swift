@@ -1,6 +1,8 @@
 @preconcurrency import Glibc
+import CardRules
 import Foundation
 import ScratchCore
+import Threads
 
 /// A kiosk's ledger when many kiosks share one prize pool (`--pool`): the stock and every
 /// deal and outcome live in PostgreSQL (`PostgresPool`), the card on show and its strokes

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CardRules
 import CSQLite
 import ScratchCore
 

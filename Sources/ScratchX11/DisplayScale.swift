@@ -41,7 +41,7 @@ public struct DisplayScale: Hashable, Sendable, CustomStringConvertible {
     /// nonsense (0 mm, or a "screen" 2 m wide), and such values are ignored.
     public static let plausiblePhysicalDPI: ClosedRange<Double> = 72...600
 
-    /// The scale by DESIGN.md's rule, first that applies: `option` (when finite and > 0);
+    /// The scale by docs/ARCHITECTURE.md's rule, first that applies: `option` (when finite and > 0);
     /// `xftDPI / 96` when the resource parses as a number in `plausibleXftDPI` (both as
     /// given: the user set them); the screen's physical dpi / 96 (pixels / (millimetres /
     /// 25.4), the mean of both axes) when in `plausiblePhysicalDPI`, snapped to the

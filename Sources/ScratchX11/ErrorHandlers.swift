@@ -2,7 +2,7 @@
 import CX11
 import Synchronization
 
-// How X errors are handled (DESIGN.md, Reliability):
+// How X errors are handled (docs/ARCHITECTURE.md, Reliability):
 //
 // - An IO error (the connection is gone) ends the program with a message and exit 1:
 //   Xlib would exit anyway after the handler returns, and must never hang.

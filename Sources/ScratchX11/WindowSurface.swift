@@ -11,7 +11,7 @@ import ScratchCore
 ///         surface.present(dirty)        // XShmPutImage; canDraw is false until .putCompleted
 ///     }
 ///
-/// MIT-SHM, as DESIGN.md has it (after xscreensaver's xshm.c, with Qt's 0600): the
+/// MIT-SHM, as docs/ARCHITECTURE.md has it (after xscreensaver's xshm.c, with Qt's 0600): the
 /// segment is created with mode 0600 (`shmget(IPC_PRIVATE, size, IPC_CREAT | 0600)`),
 /// attached (`shmat`) and at once marked for removal (`shmctl(IPC_RMID)`), so it cannot
 /// outlive the program; then the server attaches it (`XShmAttach`) with X errors

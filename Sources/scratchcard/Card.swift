@@ -1,3 +1,4 @@
+import CardRules
 import Dispatch
 import Foundation
 import CardArt
@@ -5,6 +6,7 @@ import ScratchCore
 import ScratchStore
 import ScratchImage
 import ScratchSound
+import Threads
 
 /// One side of a card as dealt: the pixels of an image file, or a drawing the program
 /// makes at whatever size the card is shown at (the built-in foil and prize, text cards).

@@ -1,6 +1,7 @@
 @preconcurrency import Glibc
 import Foundation
 import ScratchCore
+import Threads
 
 /// Makes cards off the window's loop: deals one, decodes its images, scales them to fill
 /// the window and converts them into the framebuffer's pixels (a `ScratchCanvas`).

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import DoodleDocument
 import ScratchCore
 import ScratchImage
 import ScratchX11

@@ -1,4 +1,5 @@
 import ScratchCore
+import ScratchX11
 
 /// Options of `scratchcard doodle`.
 struct DoodleOptions: Equatable {

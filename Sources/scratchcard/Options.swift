@@ -1,3 +1,4 @@
+import CardRules
 import ScratchCore
 import ScratchX11
 

@@ -1,3 +1,4 @@
+import CardRules
 import Dispatch
 import Foundation
 import ScratchCore

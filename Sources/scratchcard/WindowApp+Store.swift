@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CardRules
 import Foundation
 import Synchronization
 import ScratchCore

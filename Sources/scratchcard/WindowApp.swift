@@ -1,9 +1,11 @@
 @preconcurrency import Glibc
+import CardRules
 import Foundation
 import ScratchCore
 import ScratchImage
 import ScratchSound
 import ScratchX11
+import Threads
 
 /// The window: one thread, one loop. Wait on the X connection (or until the next
 /// animation frame), drain every pending event (a burst of motion becomes strokes into

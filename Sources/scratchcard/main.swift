@@ -22,6 +22,7 @@
 // The engine (mask, brush, compositor, the card's state machine) lives in ScratchCore;
 // Xlib in ScratchX11; image files (PNG, JPEG, WebP) in ScratchImage.
 @preconcurrency import Glibc
+import DoodleDocument
 import Foundation
 import ScratchCore
 

@@ -1,3 +1,4 @@
+import CardRules
 import Testing
 import CardArt
 import ScratchCore

@@ -16,7 +16,7 @@ import XvfbSupport
 
     static func card() throws -> SolidCard { try SolidCard(cover: coverColour, prize: prizeColour, size: cardSize) }
 
-    /// The colour a mask value shows, by DESIGN.md's formula.
+    /// The colour a mask value shows, by docs/ARCHITECTURE.md's formula.
     static func blended(_ m: Int) -> RGBA {
         func mix(_ c: UInt8, _ p: UInt8) -> UInt8 { UInt8(((Double(c) * Double(255 - m) + Double(p) * Double(m)) / 255).rounded()) }
         return RGBA(r: mix(coverColour.r, prizeColour.r), g: mix(coverColour.g, prizeColour.g), b: mix(coverColour.b, prizeColour.b))
@@ -24,7 +24,7 @@ import XvfbSupport
 
     /// The band a horizontal drag along row 100 leaves at x = 300 with a brush of radius
     /// `r` px: rows within r - 0.5 of the row's centre show the prize, the rows at r
-    /// half of it, the rows beyond the cover (DESIGN.md's coverage, clamp(r + 0.5 - d)).
+    /// half of it, the rows beyond the cover (docs/ARCHITECTURE.md's coverage, clamp(r + 0.5 - d)).
     func expectBand(_ image: RGBAImage, radius r: Int, sourceLocation: SourceLocation = #_sourceLocation) {
         for y in (100 - r + 1)...(100 + r - 1) {
             #expect(image[300, y] == Self.prizeColour, "row \(y) of a band \(r) px each side", sourceLocation: sourceLocation)

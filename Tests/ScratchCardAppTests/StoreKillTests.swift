@@ -1,3 +1,4 @@
+import CardRules
 import Foundation
 @preconcurrency import Glibc
 import Testing

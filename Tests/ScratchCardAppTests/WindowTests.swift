@@ -11,7 +11,7 @@ import XvfbSupport
     static let prizeColour = RGBA(r: 20, g: 60, b: 220)
     static let cardSize = PixelSize(width: 300, height: 200)
 
-    /// The colour a mask value shows, by DESIGN.md's formula.
+    /// The colour a mask value shows, by docs/ARCHITECTURE.md's formula.
     static func blended(_ m: Int) -> RGBA {
         func mix(_ c: UInt8, _ p: UInt8) -> UInt8 { UInt8(((Double(c) * Double(255 - m) + Double(p) * Double(m)) / 255).rounded()) }
         return RGBA(r: mix(coverColour.r, prizeColour.r), g: mix(coverColour.g, prizeColour.g), b: mix(coverColour.b, prizeColour.b))

@@ -220,7 +220,7 @@ struct InstalledBinaryTests {
         #expect(foundation.isEmpty, """
             the installed binary links swift-corelibs-foundation (\(foundation.count) symbols, such as \
             \(foundation.prefix(3).map { $0.split(separator: " ").last ?? "" })): use FoundationEssentials' types or Glibc \
-            (see Sources/scratchcard/Threads.swift)
+            (see Sources/Threads/Threads.swift)
             """)
     }
 }

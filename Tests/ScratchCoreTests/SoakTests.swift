@@ -1,3 +1,4 @@
+import EngineTestSupport
 import Foundation
 @preconcurrency import Glibc
 import ScratchCore

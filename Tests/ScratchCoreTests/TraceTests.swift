@@ -103,11 +103,11 @@ struct TraceTests {
         #expect(throws: TraceError.self) { try Trace.load(path: folder.path) }
     }
 
-    /// The benchmark's traces (beside the project in shared/traces) parse, with the event
-    /// counts their README states, and replay to about a third of the card revealed.
-    @Test func sharedTraces() throws {
+    /// The benchmark's traces (Bench/traces) parse, with the event counts docs/traces.md
+    /// states, and replay to about a third of the card revealed.
+    @Test func benchmarkTraces() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("../../../shared/traces").standardized
+            .appendingPathComponent("../../Bench/traces").standardized
         for (name, events) in [("card-1080p.trace", 1085), ("card-4k.trace", 1085), ("mouse-1000hz.trace", 7209)] {
             let path = folder.appendingPathComponent(name).path
             try #require(FileManager.default.fileExists(atPath: path), "missing \(path)")

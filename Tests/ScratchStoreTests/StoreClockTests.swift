@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import ScratchCore
+import CardRules
 @testable import ScratchStore
 
 /// The times a store records stay in order when the wall clock jumps back

@@ -2,7 +2,7 @@ import Testing
 import ScratchCore
 @testable import ScratchX11
 
-/// DESIGN.md's scale rule, without a server.
+/// docs/ARCHITECTURE.md's scale rule, without a server.
 @Suite struct DisplayScaleTests {
     static let fullHD = PixelSize(width: 1920, height: 1080)
     /// A 24" 16:9 monitor: about 92 dpi.

@@ -359,7 +359,7 @@ import XvfbSupport
 
     @Test func overTCPTheAttachIsRefusedAndTrappedAndItFallsBack() throws {
         // Over TCP the server cannot see our uid, and refuses a 0600 segment: the
-        // ordinary case of the fallback (DESIGN.md). The refusal is trapped, not reported.
+        // ordinary case of the fallback (docs/ARCHITECTURE.md). The refusal is trapped, not reported.
         let server = try Xvfb(extraArguments: ["-listen", "tcp"])
         defer { server.stop() }
         let display = try X11Display(name: "127.0.0.1\(server.displayName)")

@@ -19,7 +19,7 @@ start_xvfb() {
 # start_xorg_inputtest WxH: instead of Xvfb, a private Xorg on the dummy driver (a 60 Hz
 # mode of that size) whose pointer is an absolute one on the inputtest driver, as a
 # mouse's events come (from a device, not from a client's XTest requests). Run by
-# inputdrive (Sources/inputdrive; needs root and xserver-xorg-video-dummy) as a
+# inputdrive (Bench/inputdrive; needs root and xserver-xorg-video-dummy) as a
 # coprocess that takes drive commands (drive_input); sets xvfb_pid to the Xorg's pid,
 # so the CPU figures read the server's, and exports DISPLAY.
 inputdrive_pid=""
