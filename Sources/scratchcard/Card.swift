@@ -148,11 +148,11 @@ struct Dealer: Sendable {
     let cover: String?
     let prize: String?
     let coverText: String?
-    /// With a store: the stock the deck's cards are drawn from (WindowApp+Store.swift).
+    /// With a store: the stock the deck's cards are drawn from (Store/StockBook.swift).
     var stock: StockBook?
     /// `--sold-out IMAGE`, shown when nothing can be dealt; nil: the built-in card.
     var soldOutImage: String?
-    /// With a shared pool: the cards are taken from it (WindowApp+Pool.swift).
+    /// With a shared pool: the cards are taken from it (Store/StoreKeeper+Pool.swift).
     var pool: PoolLedger?
 
     init(options: WindowOptions) throws(DeckError) {

@@ -50,7 +50,7 @@ struct WindowOptions: Equatable {
     /// The card shown when nothing can be dealt; nil: the built-in one.
     var soldOut: String?
     /// A shared prize pool (PostgreSQL connection string or URI, no password in it):
-    /// the stock and every outcome live there (WindowApp+Pool.swift).
+    /// the stock and every outcome live there (Store/StoreKeeper+Pool.swift).
     var pool: String?
     /// This kiosk's id in the pool; nil: the host name.
     var kioskID: String?

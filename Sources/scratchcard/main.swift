@@ -7,17 +7,22 @@
 //   DataFolder.swift       the program's data folder, ../share/scratchcard from the binary (the
 //                          built-in card needs none now: CardArt draws it; the folder decides
 //                          whether a bad image is the installation's fault, exit 1, or input's)
-//   Threads.swift          a detached pthread and a condition (not Foundation's: binary size)
-//   WindowApp.swift        the window and its loop: X events -> strokes -> composite -> put
-//   WindowApp+Kiosk.swift  kiosk mode: the exit chord, idle and abandon resets, the attract band
-//   WindowApp+Dealing.swift  a new card (`r`, a reset) asked for, taken when made, shown
-//   CardMaker.swift        makes the next card (deal, decode, scale, convert) on a worker thread
-//   WindowApp+Store.swift  the store: deals committed before shown, strokes saved, a restart resumed
-//   StoreWriter.swift      the store behind a queue of its own: commits never hold up the loop
-//   StoreCommands.swift    `stock`, `simulate`, `log-summary` of a store
-//   PoolCommands.swift     `pool init|deal|stock`: the prize pool many kiosks share (PostgreSQL)
+//   ClockAndLog.swift      the monotonic clock, the log on stderr, the stats lines' numbers
+//   Window/WindowApp.swift the window and its loop: X events -> strokes -> composite -> put;
+//                          it keeps its state in parts, asks each and passes each what it needs:
+//     CardOnShow.swift     the card on show: the card as dealt, its canvas, its state machine
+//     CardDealing.swift    the next card (`r`, a reset) asked for and handed over when made;
+//     CardMaker.swift      made (deal, decode, scale, convert) on a worker thread
+//     StoreSide.swift      the store's side: deals committed before shown, outcomes, the log
+//     KioskTimers.swift    kiosk mode: the exit chord, idle and abandon resets, the attract band
+//     Effects.swift        the scratch's sound, the reveal's chime and burst
+//     ScreenChanges.swift  what the screen does not show yet; WindowStats.swift, --stats
+//     OpenedWindow.swift   the display, window and surface set up for the first card
+//   Screen/PacedScreen.swift  a window's surface at its monitor's pace (scratch and doodle)
+//   Store/                 StoreKeeper (strokes saved, a restart resumed, the pool's side),
+//                          StockBook, StoreWriter (commits never hold up the loop)
+//   Commands/              `stock`, `simulate`, `log-summary`, `pool init|deal|stock`, `render`
 //   Signals.swift          SIGTERM, SIGINT, SIGHUP into the loop through a pipe
-//   Render.swift           `scratchcard render`: a trace replayed with no display
 //   Doodle*.swift          `scratchcard doodle`: coloured pens over a picture, exported
 // The engine (mask, brush, compositor, the card's state machine) lives in ScratchCore;
 // Xlib in ScratchX11; image files (PNG, JPEG, WebP) in ScratchImage.

@@ -1,6 +1,6 @@
 import ScratchCore
 
-/// The window's size in device pixels (DESIGN.md, Pixel conventions: sizes are in
+/// The window's size in device pixels (docs/ARCHITECTURE.md, Pixel conventions: sizes are in
 /// points). In kiosk mode the screen's; else `--size` (points) or the card's own size
 /// in points (an image file is a 96-dpi picture: a 640x400 PNG is 640x400 pt), times
 /// the display scale, rounded to whole pixels and kept within what X allows.
