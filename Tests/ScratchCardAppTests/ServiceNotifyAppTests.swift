@@ -22,7 +22,7 @@ import XvfbSupport
         environment["NOTIFY_SOCKET"] = listener.address
         environment["WATCHDOG_USEC"] = "1000000"
         let app = try RunningApp(deck.kioskArguments(idleReset: 1, abandonReset: 30, extra: ["--reveal-at", "40"]),
-                                 environment: environment)
+                                 environment: environment, stampOutput: true)
         defer { if app.process.isRunning { kill(app.pid, SIGKILL); app.wait() } }
 
         // READY=1: by then the card is on screen (the cover's grey, not a black window).
@@ -34,6 +34,11 @@ import XvfbSupport
             .filter { $0 == StockedDeck.cover }.count
         #expect(coverPixels > first.size.width * first.size.height / 2, "at READY=1 only \(coverPixels) pixels show the cover")
         #expect(listener.times(of: "READY=1").count == 1)
+        // After the first frame, so after the `ready` event (written when the window is
+        // mapped, before its first put): a READY=1 sent at the map would come first.
+        let readyLine = try #require(app.arrival(ofLineContaining: "\"event\":\"ready\""))
+        let ready = try #require(listener.times(of: "READY=1").first)
+        #expect(ready > readyLine, "READY=1 came \(Int((readyLine - ready) * 1e6)) µs before the ready event")
         let deal = try #require(app.cardShown?.deal)
         #expect(listener.values(of: "STATUS").contains { $0.contains(deal) && $0.contains("bike") }, "\(listener.values(of: "STATUS"))")
 

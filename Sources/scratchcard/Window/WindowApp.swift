@@ -22,7 +22,8 @@ import CardRules
 /// - `effects`, the sound and the celebration (Effects.swift);
 /// - `screen` and `changes`, the surface at the monitor's pace and what it does not
 ///   show yet (Screen/PacedScreen.swift, ScreenChanges.swift);
-/// - `stats`, the counters for `--stats` (WindowStats.swift).
+/// - `stats`, the counters for `--stats` (WindowStats.swift);
+/// - `service`, systemd's notifications and watchdog (ServiceLink.swift).
 final class WindowApp {
     private let options: WindowOptions
     private let display: X11Display
@@ -39,6 +40,7 @@ final class WindowApp {
     private let screen: PacedScreen
     private var changes = ScreenChanges()
     private var stats = WindowStats()
+    private let service = ServiceLink()
     private var running = true
 
     init(options: WindowOptions) throws(ExitError) {
@@ -87,7 +89,7 @@ final class WindowApp {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).
             let now = monotonicSeconds()
-            let wake = [nextWake(now: now), store.flushDue].compactMap { $0 }.min()
+            let wake = [nextWake(now: now), store.flushDue, service.nextPingAt].compactMap { $0 }.min()
             let timeout = wake.map { Swift.max(0, $0 - now) }
             let events = screen.nextEvents(now: now, timeout: timeout, alsoWaitingOn: [signals, dealing.wakeDescriptor])
             let woke = monotonicMicroseconds()
@@ -115,8 +117,12 @@ final class WindowApp {
             if running, screen.canDraw { repaint() }
             // Strokes due to be saved: after the repaint, so a commit never holds back pixels.
             store.flushIfDue(now: monotonicSeconds())
+            // The watchdog's ping, when due, after a round trip: XSync returns once the
+            // server has answered; a stopped or hung server never does, and no ping goes.
+            service.pingIfDue(now: monotonicSeconds()) { display.sync() }
             stats.wakeEnded(wokeAt: woke)
         }
+        service.stopping()
         // A new card asked for and still on its way is shown, so that the events and the
         // outcome log tell what the user did (`r`, then `q`).
         if dealing.waitForWantedCard() { dealNewCard() }
@@ -260,7 +266,9 @@ final class WindowApp {
 
     /// The last put is on screen: every stroke it carried has its latency.
     private func shown() {
-        if stats.shown() { effects.prepareChime() }
+        guard stats.shown() else { return }
+        effects.prepareChime()
+        service.firstFrameShown(serviceSituation(), now: monotonicSeconds())
     }
 
     /// When the loop must wake without input: a put the pacer held back, the fade's or
@@ -324,6 +332,12 @@ final class WindowApp {
                               restocked: store.restocked)
     }
 
+    /// What the service manager's status line says: the card and deal on show, sold out,
+    /// the pool out of reach.
+    private func serviceSituation() -> ServiceLink.Situation {
+        ServiceLink.Situation(cardID: card.id, deal: store.deal?.text, soldOut: store.showsSoldOut, poolOffline: store.poolOffline)
+    }
+
     private func finish() {
         effects.stop()
         kiosk?.restoreBlanking()
@@ -341,6 +355,7 @@ final class WindowApp {
     /// `--events`, one JSON line per event on stdout, flushed at once.
     private func emit(_ events: [CardEvent]) {
         store.noticed(events)
+        if events.contains(where: \.changesWhatIsOnShow) { service.update(serviceSituation()) }
         effects.react(to: events, of: card.dealt, canvas: card.size)
         guard options.events else { return }
         for event in events { print(event.json) }
