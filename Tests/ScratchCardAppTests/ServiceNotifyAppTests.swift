@@ -95,6 +95,24 @@ import XvfbSupport
         #expect(after.count >= 3, "\(after.count) pings in 1.5 s after SIGCONT")
     }
 
+    @Test("A prize pool out of reach: READY=1 with STATUS= saying since when it is offline")
+    func poolOfflineStatus() throws {
+        let listener = try NotifyListener(); defer { listener.stop() }
+        let deck = try StockedDeck([.init(id: "bike", colour: RGBA(r: 220, g: 30, b: 40), stock: 5)], size: Self.size)
+        defer { deck.remove() }
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        var environment = server.environment
+        environment["NOTIFY_SOCKET"] = listener.address
+        // A pool no server listens for: the kiosk starts offline ("back in a moment").
+        let app = try RunningApp(deck.kioskArguments(extra: ["--pool", "host=\(deck.folder.path) dbname=pool", "--kiosk-id", "k"]),
+                                 environment: environment)
+        defer { if app.process.isRunning { kill(app.pid, SIGKILL); app.wait() } }
+        try #require(waitUntil(timeout: 20) { !listener.times(of: "READY=1").isEmpty }, "no READY=1: \(app.standardError)")
+        let status = listener.values(of: "STATUS")
+        #expect(status.first?.hasPrefix("prize pool offline since 20") == true && status.first?.hasSuffix(" UTC; \"back in a moment\" on show") == true,
+                "\(status)")
+    }
+
     @Test("Without NOTIFY_SOCKET the kiosk runs as before; with a socket nobody reads, it runs too")
     func noServiceManager() throws {
         let deck = try StockedDeck([.init(id: "cup", colour: RGBA(r: 30, g: 200, b: 60), stock: nil)], size: Self.size)
