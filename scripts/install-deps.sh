@@ -26,7 +26,7 @@ packages=(
   libsqlite3-dev sqlite3   # CSQLite: the kiosk's store; tests: the sqlite3 shell edits a store's version
   libpq-dev   # CLibPQ: the shared prize pool's client (PostgreSQL's libpq)
   fuse3 libfuse3-dev   # tests only: the power-cut test's FUSE file system (Tests/PowerCutFS: libfuse3; fusermount3)
-  faketime   # tests only: the clock-jump tests restart the kiosk under libfaketime (a day behind, a year ahead)
+  faketime   # tests only: the clock-jump tests restart the kiosk under `faketime -f` (a day behind, a year ahead)
   systemd   # tests only: systemd-analyze rates the example system unit (already there on Debian; nothing is started)
   postgresql   # tests, scripts/pool-bench.sh: a private PostgreSQL 15 server (initdb, postgres, pg_isready; psql with its client)
 )
