@@ -2,7 +2,7 @@
 SWIFT ?= swift
 
 .PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window \
-        install-build install install-files uninstall refresh-caches deb \
+        install-build install install-files uninstall refresh-caches deb soak-kiosk test-power-cut \
         bench-small-cpu bench-pacing
 
 deps:
@@ -61,6 +61,17 @@ soak: deps
 soak-window: deps
 	scripts/soak-window.sh
 
+## A kiosk dealing 10,000 cards from a stocked deck with a store, played through XTest:
+## memory, descriptors, shared memory and the books checked (about an hour; BENCHMARKS.md).
+soak-kiosk: deps
+	scripts/soak-kiosk.sh
+
+## The power-cut test alone (it runs in `make test` too): the store on powercutfs, a FUSE
+## file system that drops unsynced writes, cut 50 times (root, /dev/fuse).
+test-power-cut: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --filter PowerCutTests
+
 ## ---- Installing ------------------------------------------------------------------
 ## make install [PREFIX=/usr/local] [DESTDIR=]: the binary (Swift runtime linked in: no
 ## toolchain needed on the target; the built-in card is drawn, no data file), the menu
@@ -108,10 +119,10 @@ install-files:
 	install -m 644 Assets/thumbnailers/scratchcard.thumbnailer "$(root)/share/thumbnailers/scratchcard.thumbnailer"
 	gzip -9n < docs/scratchcard.1 > "$(root)/share/man/man1/scratchcard.1.gz"
 	chmod 644 "$(root)/share/man/man1/scratchcard.1.gz"
-	for f in xinitrc scratchcard-kiosk.service; do \
+	for f in xinitrc scratchcard-kiosk.service scratchcard-kiosk-system.service; do \
 	  sed 's|/usr/local/bin/scratchcard|$(bindir)/scratchcard|' contrib/$$f > "$(root)/share/doc/scratchcard/examples/$$f" || exit 1; \
 	done
-	chmod 644 "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service"
+	chmod 644 "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service" "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk-system.service"
 	chmod 755 "$(root)/share/doc/scratchcard/examples/xinitrc"
 	@$(MAKE) --no-print-directory refresh-caches
 
@@ -123,7 +134,8 @@ uninstall:
 	  "$(root)/share/icons/hicolor/scalable/mimetypes/$(MIME_ICON).svg" \
 	  $(foreach n,$(ICON_SIZES),"$(root)/share/icons/hicolor/$(n)x$(n)/mimetypes/$(MIME_ICON).png") \
 	  "$(root)/share/mime/packages/scratchcard.xml" "$(root)/share/thumbnailers/scratchcard.thumbnailer" \
-	  "$(root)/share/doc/scratchcard/examples/xinitrc" "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service"
+	  "$(root)/share/doc/scratchcard/examples/xinitrc" "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk.service" \
+	  "$(root)/share/doc/scratchcard/examples/scratchcard-kiosk-system.service"
 	rmdir "$(root)/share/doc/scratchcard/examples" "$(root)/share/doc/scratchcard" 2>/dev/null || true
 	@$(MAKE) --no-print-directory refresh-caches
 

@@ -71,6 +71,9 @@ let package = Package(
         // Sound: the scratch synthesised per pen, the chime, WAV clips, the sound thread and
         // its outputs (PulseAudio, else ALSA).
         .target(name: "ScratchSound", dependencies: ["CPulse", "CALSA", "ScratchCore", "Threads"]),
+        // The service manager's notifications (systemd's sd_notify protocol, by hand:
+        // a datagram to NOTIFY_SOCKET): READY, STATUS, STOPPING and the watchdog's pings.
+        .target(name: "ServiceNotify"),
         // The store: deals, stock, outcomes and the card on show, in SQLite; the shared pool
         // in PostgreSQL. Implements the rules' PrizeLedger and CardOnShowStore.
         .target(name: "ScratchStore", dependencies: ["CSQLite", "CLibPQ", "ScratchCore", "CardRules", "Threads"]),
@@ -95,7 +98,7 @@ let package = Package(
         // MARK: The executable.
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
-                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "Claims", "QRCode", "TicketPrinter"]),
+                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "Claims", "QRCode", "TicketPrinter", "ServiceNotify"]),
 
         // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
         // cairo + pixman: the engines scratchbench and scalebench compare against, and the
@@ -130,6 +133,9 @@ let package = Package(
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "CardRulesTests", dependencies: ["CardRules", "ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "DoodleDocumentTests", dependencies: ["DoodleDocument", "ScratchCore", "EngineTestSupport"]),
+        .testTarget(name: "ServiceNotifyTests", dependencies: ["ServiceNotify", "NotifySupport"]),
+        // A datagram socket standing in for systemd's notify socket: the tests read what the kiosk tells it.
+        .target(name: "NotifySupport", path: "Tests/NotifySupport"),
         .testTarget(name: "ScratchSoundTests", dependencies: ["ScratchSound", "ScratchCore"]),
         // Card files: the container and its bad cases (CardFileSupport builds them byte by byte).
         .target(name: "CardFileSupport", path: "Tests/CardFileSupport"),
@@ -151,9 +157,13 @@ let package = Package(
         .systemLibrary(name: "CInputTest", path: "Tests/CInputTest", providers: [.apt(["xserver-xorg-dev"])]),
         .target(name: "InputTest", dependencies: ["CInputTest"], path: "Tests/InputTest"),
         .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
+        // libfuse 3, and the power-cut test's file system on it (C): writes kept in memory
+        // until synced, SIGUSR1 drops what is not (Tests/PowerCutFS/powercutfs.c).
+        .systemLibrary(name: "CFuse3", path: "Tests/CFuse3", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .executableTarget(name: "powercutfs", dependencies: ["CFuse3"], path: "Tests/PowerCutFS"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),

@@ -32,6 +32,9 @@ packages=(
   tumbler dbus-daemon dbus-bin   # tests: tumbler's D-Bus thumbnailer on a private session bus (dbus-daemon, dbus-monitor)
   bubblewrap   # tests: the thumbnailer in GNOME's sandbox (bwrap)
   libgdk-pixbuf2.0-bin   # scripts/cardfile-bench.sh: gdk-pixbuf-thumbnailer, the thumbnail time to beat
+  fuse3 libfuse3-dev   # tests only: the power-cut test's FUSE file system (Tests/PowerCutFS: libfuse3; fusermount3)
+  faketime   # tests only: the clock-jump tests restart the kiosk under `faketime -f` (a day behind, a year ahead)
+  systemd   # tests only: systemd-analyze rates the example system unit (already there on Debian; nothing is started)
   postgresql   # tests, scripts/pool-bench.sh: a private PostgreSQL 15 server (initdb, postgres, pg_isready; psql with its client)
   libssl-dev libqrencode-dev libcups2-dev   # CCrypto (libcrypto: HMAC-SHA256, RAND_bytes), CQREncode (libqrencode), CCups (libcups): claims, their QR codes, printed tickets
   zbar-tools poppler-utils   # tests only: zbarimg reads QR codes off screenshots and tickets; pdftoppm, pdftotext read the tickets

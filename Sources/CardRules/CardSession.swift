@@ -43,7 +43,11 @@ public struct CardSession: Sendable {
     public init(resuming cardID: String, revealAt: Double, now: Double, shownSecondsAgo elapsed: Double,
                 touched: Bool, fraction: Double, reveal: (how: RevealCause, after: Double, fraction: Double)?,
                 fadeDuration: Double = 0.4) {
-        self.init(cardID: cardID, revealAt: revealAt, now: now - Swift.max(0, elapsed), fadeDuration: fadeDuration)
+        // A wall clock that went back since the card was shown says less time passed than
+        // did: a revealed card was on show at least until its reveal, so its idle reset is
+        // never further off than the reset time itself.
+        let shownFor = Swift.max(0, elapsed, reveal?.after ?? 0)
+        self.init(cardID: cardID, revealAt: revealAt, now: now - shownFor, fadeDuration: fadeDuration)
         _ = progress.update(fraction: fraction)
         if let reveal {
             self.reveal = reveal

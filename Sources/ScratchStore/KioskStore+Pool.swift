@@ -35,6 +35,7 @@ extension KioskStore {
                                ending: (deal: DealID, outcome: OutcomeRecord)?, queued: Bool) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             if let ending { _ = try queueOutcome(ending.deal, ending.outcome) }
+            let shownAt = try orderedTime(shownAt)
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .optional(card.cover), .real(shownAt)).run()
             try recordClaim(id, card: card)

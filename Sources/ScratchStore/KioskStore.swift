@@ -44,6 +44,8 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// Makes the claim of each deal of a claim card, in the deal's transaction
     /// (Claims+Store.swift); nil: no claims.
     public var claimIssuer: ClaimIssuer?
+    /// The latest time recorded: times are kept in order (KioskStore+Clock.swift).
+    let recordedClock = RecordedClock()
 
     /// The schema this program writes.
     public static let schemaVersion = migrations.count
@@ -312,7 +314,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             if let ending { try writeOutcome(ending.deal, ending.outcome) }
             let id = chosen ?? DealID.random()
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
-                .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(shownAt)).run()
+                .bind(.text(id.text), .text(card.id), .text(card.prize ?? ""), .optional(card.cover), .real(try orderedTime(shownAt))).run()
             try recordClaim(id, card: card)
             return id
         }
@@ -332,7 +334,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             SELECT deal, ?, ?, ?, ?, ?, ? FROM deals WHERE deal = ?
             """).bind(.text(outcome.outcome.rawValue), .optional(outcome.how?.rawValue), .real(outcome.fraction),
                       .optional(outcome.revealMilliseconds), .integer(outcome.durationMilliseconds),
-                      .real(Date().timeIntervalSince1970), .text(deal.text)).run()
+                      .real(try orderedTime(Date().timeIntervalSince1970)), .text(deal.text)).run()
         let written = connection.changes > 0
         try connection.prepare("DELETE FROM strokes WHERE deal = ?").bind(.text(deal.text)).run()
         return written

@@ -192,6 +192,10 @@ let windowUsage = """
       --idle-reset S   seconds a revealed card stays before a new one (default 15)
       --abandon-reset S  seconds a partly scratched card may be left (default 60)
       --max-fingers N  fingers that scratch at once on a touchscreen (default 2)
+                       Under systemd (Type=notify, NOTIFY_SOCKET): READY=1 once the
+                       first card is on screen, STATUS= lines, STOPPING=1, and with
+                       WatchdogSec= a WATCHDOG=1 ping from the window's loop after
+                       each X round trip (examples in share/doc/scratchcard)
 
     sound and celebration:
       --sound on|off   the scratch under the pen (louder and brighter the faster it

@@ -53,11 +53,14 @@ final class RunningApp {
     /// Off by default: with every process's output stamped, BadInputTests (processes that
     /// exit at once) crashed in libdispatch's event loop 4 runs in 4, and 0 in 7 without;
     /// a race in Foundation's readability-handler teardown, it seems, not pinned down.
-    init(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil, stampOutput: Bool = false) throws {
+    /// `launcher`: a program that runs the executable for us (`["/usr/bin/faketime", "-f", "-1d"]`):
+    /// started as `launcher + [executable] + arguments`; `pid` is then the launcher's.
+    init(_ arguments: [String], environment: [String: String], currentDirectory: URL? = nil, stampOutput: Bool = false,
+         launcher: [String] = []) throws {
         outputData = LockedData(stamping: stampOutput)
-        process.executableURL = URL(fileURLWithPath: App.executable)
+        process.executableURL = URL(fileURLWithPath: launcher.first ?? App.executable)
         if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        process.arguments = arguments
+        process.arguments = launcher.isEmpty ? arguments : Array(launcher.dropFirst()) + [App.executable] + arguments
         process.environment = environment
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output

@@ -68,6 +68,8 @@ final class StoreSide {
     var showsSoldOut: Bool { keeper?.showsSoldOut ?? false }
     /// SIGHUP brought stock while the sold-out card is on show.
     var restocked: Bool { keeper?.restocked == true }
+    /// With `--pool`: the pool is out of reach now (or "back in a moment" is on show).
+    var poolOffline: Bool { keeper.map { $0.showsBackSoon || $0.pool.map { !$0.isOnline } == true } ?? false }
     /// True when the window keeps a store (SIGHUP reloads its deck).
     var keepsStore: Bool { keeper != nil }
 

@@ -24,6 +24,7 @@ import CardRules
 ///   show yet (Screen/PacedScreen.swift, ScreenChanges.swift);
 /// - `stats`, the counters for `--stats` (WindowStats.swift);
 /// - `desktop`, drops, the clipboard, full screen, the launch (Desktop/DesktopSide.swift).
+/// - `service`, systemd's notifications and watchdog (ServiceLink.swift).
 final class WindowApp {
     private let options: WindowOptions
     private let display: X11Display
@@ -45,6 +46,7 @@ final class WindowApp {
     /// `--print-claims`: a ticket for each claim revealed (ClaimTickets.swift).
     private let tickets: ClaimTickets?
     private let desktop: DesktopSide
+    private let service = ServiceLink()
     private var running = true
 
     init(options: WindowOptions) throws(ExitError) {
@@ -99,7 +101,7 @@ final class WindowApp {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).
             let now = monotonicSeconds()
-            let wake = [nextWake(now: now), store.flushDue].compactMap { $0 }.min()
+            let wake = [nextWake(now: now), store.flushDue, service.nextPingAt].compactMap { $0 }.min()
             let timeout = wake.map { Swift.max(0, $0 - now) }
             let events = screen.nextEvents(now: now, timeout: timeout, alsoWaitingOn: [signals, dealing.wakeDescriptor])
             let woke = monotonicMicroseconds()
@@ -127,8 +129,12 @@ final class WindowApp {
             if running, screen.canDraw { repaint() }
             // Strokes due to be saved: after the repaint, so a commit never holds back pixels.
             store.flushIfDue(now: monotonicSeconds())
+            // The watchdog's ping, when due, after a round trip: XSync returns once the
+            // server has answered; a stopped or hung server never does, and no ping goes.
+            service.pingIfDue(now: monotonicSeconds()) { display.sync() }
             stats.wakeEnded(wokeAt: woke)
         }
+        service.stopping()
         // A new card asked for and still on its way is shown, so that the events and the
         // outcome log tell what the user did (`r`, then `q`).
         desktop.leave()
@@ -301,10 +307,10 @@ final class WindowApp {
 
     /// The last put is on screen: every stroke it carried has its latency.
     private func shown() {
-        if stats.shown() {
-            effects.prepareChime()
-            desktop.firstFrameShown()
-        }
+        guard stats.shown() else { return }
+        effects.prepareChime()
+        desktop.firstFrameShown()
+        service.firstFrameShown(serviceSituation(), now: monotonicSeconds())
     }
 
     /// When the loop must wake without input: a put the pacer held back, the fade's or
@@ -397,6 +403,12 @@ final class WindowApp {
                               restocked: store.restocked)
     }
 
+    /// What the service manager's status line says: the card and deal on show, sold out,
+    /// the pool out of reach.
+    private func serviceSituation() -> ServiceLink.Situation {
+        ServiceLink.Situation(cardID: card.id, deal: store.deal?.text, soldOut: store.showsSoldOut, poolOffline: store.poolOffline)
+    }
+
     private func finish() {
         effects.stop()
         kiosk?.restoreBlanking()
@@ -414,6 +426,7 @@ final class WindowApp {
     /// `--events`, one JSON line per event on stdout, flushed at once.
     private func emit(_ events: [CardEvent]) {
         store.noticed(events)
+        if events.contains(where: \.changesWhatIsOnShow) { service.update(serviceSituation()) }
         effects.react(to: events, of: card.dealt, canvas: card.size)
         for case .revealed in events { tickets?.revealed(card.dealt) }
         guard options.events else { return }
