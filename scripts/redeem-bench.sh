@@ -20,31 +20,9 @@ cd "$(dirname "$0")/.."
 count=${1:-500}
 counters=${2:-8}
 bin=.build/release/scratchcard
-pgbin=/usr/lib/postgresql/15/bin
 [ -x "$bin" ] || { echo "build first: swift build -c release" >&2; exit 2; }
-[ "$(id -u)" -eq 0 ] || { echo "run as root: the server runs as the postgres user" >&2; exit 2; }
-
-work=$(mktemp -d /tmp/redeem-bench.XXXXXX)
-chown postgres "$work"
-server_pid=
-cleanup() {
-  [ -n "$server_pid" ] && kill -INT "$server_pid" 2>/dev/null && wait "$server_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-head -c 18 /dev/urandom | base64 > "$work/pwfile"
-chown postgres "$work/pwfile"
-printf '*:*:*:scratch:%s\n' "$(cat "$work/pwfile")" > "$work/pgpass"
-chmod 600 "$work/pgpass"
-setpriv --reuid=postgres --regid=postgres --clear-groups -- "$pgbin/initdb" -D "$work/data" -U scratch \
-  --auth=scram-sha-256 --pwfile="$work/pwfile" -E UTF8 --no-locale > /dev/null
-setpriv --reuid=postgres --regid=postgres --clear-groups -- "$pgbin/postgres" -D "$work/data" -k "$work" \
-  -c listen_addresses= -c max_connections=60 > "$work/server.log" 2>&1 &
-server_pid=$!
-until "$pgbin/pg_isready" -q -h "$work" -U scratch -d postgres; do sleep 0.1; done
-export PGPASSFILE="$work/pgpass"
-pool="host=$work dbname=postgres user=scratch"
+. scripts/lib/postgres.sh
+start_private_postgres redeem-bench
 
 touch "$work/bike.png"   # not read: no display
 cat > "$work/deck.json" <<JSON
