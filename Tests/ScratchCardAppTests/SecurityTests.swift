@@ -44,7 +44,7 @@ import XvfbSupport
         }
     }
 
-    @Test("the environment variables read: DISPLAY (through Xlib), libpq's PG* ones (through libpq, with --pool), XDG_CONFIG_HOME, XDG_STATE_HOME, HOME, systemd's NOTIFY_SOCKET, WATCHDOG_USEC and WATCHDOG_PID, and PGPASSWORD only to refuse it; nothing else by name")
+    @Test("the environment variables read: DISPLAY (through Xlib), libpq's PG* ones (through libpq, with --pool), XDG_CONFIG_HOME, XDG_STATE_HOME, HOME, systemd's NOTIFY_SOCKET, WATCHDOG_USEC and WATCHDOG_PID, the launcher's DESKTOP_STARTUP_ID (read and unset), and PGPASSWORD only to refuse it; nothing else by name")
     func environmentVariables() throws {
         var names = Set<String>()
         for (_, text) in try Self.sourceFiles() {
@@ -58,7 +58,7 @@ import XvfbSupport
             #expect(!code.contains("ProcessInfo.processInfo.environment[") , "environment read by name outside ConfigFile")
         }
         #expect(names == ["DISPLAY", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "HOME", "PGPASSWORD",
-                          "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID"])
+                          "NOTIFY_SOCKET", "WATCHDOG_USEC", "WATCHDOG_PID", "DESKTOP_STARTUP_ID"])
     }
 
     @Test("--record and snapshots: files of mode 0644, written by rename, never through a planted symbolic link")
