@@ -53,8 +53,9 @@ enum PictureCard {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? path : nil
     }
 
-    /// Runs `program` (no shell: posix_spawn) with `arguments`, stdin and stderr on
-    /// /dev/null; its stdout (at most 64 KiB) when it exits 0, else nil.
+    /// Runs `program` (no shell: posix_spawn) with `arguments`, stdin and stderr ours
+    /// (a sandbox may have no /dev/null to open); its stdout (at most 64 KiB) when it
+    /// exits 0, else nil.
     static func runForOutput(_ program: String, _ arguments: [String], environment: [String: String]) -> [UInt8]? {
         guard access(program, X_OK) == 0 else { return nil }
         var pipeEnds: [Int32] = [-1, -1]
@@ -62,9 +63,7 @@ enum PictureCard {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
         posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
         let argv = ([program] + arguments).map { strdup($0) } + [nil]
