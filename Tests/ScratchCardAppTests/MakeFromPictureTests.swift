@@ -100,4 +100,41 @@ import XvfbSupport
         try server.press("q", in: window)
         #expect(app.wait() == 0, "\(app.standardError)")
     }
+
+    /// The entry as installed (its Exec pointed at this build's binary), launched by
+    /// gtk-launch with a picture as "Open with" does: the launch completes, the card file
+    /// is beside the picture, and the window shows the picture under the foil.
+    @Test func gtkLaunchOfTheMakeEntryOpensTheNewCard() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 320, height: 200), in: folder, name: "holiday.png")
+        let server = try Xvfb(width: 1024, height: 768); defer { server.stop() }
+        let applications = folder.appendingPathComponent("data/applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Assets")
+        let installed = try String(contentsOf: assets.appendingPathComponent("scratchcard-make.desktop"), encoding: .utf8)
+        #expect(installed.contains("\nExec=scratchcard make-from %f\n"))
+        let entry = installed.replacingOccurrences(of: "\nExec=scratchcard ", with: "\nExec=\(App.executable) ")
+        try entry.write(to: applications.appendingPathComponent("scratchcard-make-test.desktop"), atomically: true, encoding: .utf8)
+        var environment = server.environment
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("data").path
+        environment["HOME"] = folder.path
+        environment["XDG_CONFIG_HOME"] = folder.appendingPathComponent(".config").path
+        environment["XDG_STATE_HOME"] = folder.appendingPathComponent(".state").path
+        environment["NO_AT_BRIDGE"] = "1"
+        let listener = try StartupListener(server: server)
+        let launcher = try ClientProcess("gtk-launch", ["scratchcard-make-test", photo], environment: environment)
+        let messages = listener.messages(timeout: 30) { $0.contains { $0.hasPrefix("remove:") } }
+        #expect(messages.contains { $0.hasPrefix("remove:") }, "\(messages); gtk-launch: \(launcher.errorText)")
+        let window = try server.scratchcardWindow(timeout: 60)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("holiday.scratchcard").path))
+        let foil = try server.waitForPixels(window: window, timeout: 30) { $0.width > 100 }
+        let (w, h) = (foil.width, foil.height)
+        #expect(foil[w / 2, h / 2] != Self.blue, "the built-in foil covers the prize")
+        try server.drag(window: window, from: (w / 4, h / 2), through: [(w / 2 - 20, h / 2), (w / 2, h / 2), (w / 2 + 20, h / 2), (3 * w / 4, h / 2)])
+        let scratched = try server.waitForPixels(window: window, timeout: 20) { $0[w / 2, h / 2] == Self.blue }
+        #expect(scratched[w / 2, h / 2] == Self.blue, "the picture under the scratch")
+        try server.press("q", in: window)
+        _ = waitUntil(timeout: 10) { (try? server.run("xdotool", ["search", "--classname", "scratchcard"])) == nil }
+    }
 }

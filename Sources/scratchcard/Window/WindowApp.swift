@@ -378,10 +378,12 @@ final class WindowApp {
     }
 
     /// A dropped card file replaces the card on show with a card dealt from it, made
-    /// here as the first card at start is; `r` deals its next ones.
+    /// here as the first card at start is (its sounds checked first); `r` deals its next
+    /// ones. The window keeps its own reveal-at, brush and celebrate.
     private func openCardFile(_ loaded: LoadedDeck, path: String) {
         let dealer = Dealer(deck: loaded.deck, source: loaded.source)
         do {
+            try Dealer.checkSounds(of: loaded.deck, path: path, source: loaded.source)
             let dealt = try dealer.deal()
             let canvas = try dealt.images.canvas(at: card.size, layout: card.canvas.layout, brush: card.brush)
             dealing.replaceDealer(dealer)
