@@ -106,7 +106,8 @@ install-files:
 	  "$(root)/share/mime/packages" "$(root)/share/thumbnailers"
 	install -m 755 $(INSTALL_BIN) "$(root)/bin/scratchcard"
 	strip --remove-section=.comment --remove-section=.note "$(root)/bin/scratchcard"
-	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop "$(root)/share/applications/"
+	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop Assets/scratchcard-make.desktop \
+	  "$(root)/share/applications/"
 	for n in $(ICON_SIZES); do \
 	  install -D -m 644 Assets/icons/scratchcard-$$n.png "$(root)/share/icons/hicolor/$${n}x$$n/apps/scratchcard.png" || exit 1; \
 	done
@@ -129,6 +130,7 @@ install-files:
 uninstall:
 	rm -f "$(root)/bin/scratchcard" "$(root)/share/man/man1/scratchcard.1.gz" \
 	  "$(root)/share/applications/scratchcard.desktop" "$(root)/share/applications/scratchcard-doodle.desktop" \
+	  "$(root)/share/applications/scratchcard-make.desktop" \
 	  "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg" \
 	  $(foreach n,$(ICON_SIZES),"$(root)/share/icons/hicolor/$(n)x$(n)/apps/scratchcard.png") \
 	  "$(root)/share/icons/hicolor/scalable/mimetypes/$(MIME_ICON).svg" \

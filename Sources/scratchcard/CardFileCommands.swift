@@ -5,12 +5,13 @@ import CardRules
 import ScratchCore
 import ScratchImage
 
-/// Runs `make`, `info` or `thumbnail` (CardFileOptions.swift reads them).
+/// Runs `make`, `make-from` (MakeFromPicture.swift), `info` or `thumbnail` (CardFileOptions.swift reads them).
 func runCardFileCommand(_ command: CardFileCommand) throws(ExitError) {
     switch command {
     case .make(let options): try makeCardFile(options)
     case .info(let path, let showPrizes): try printInfo(path: path, showPrizes: showPrizes)
     case .thumbnail(let size, let input, let output): try writeThumbnail(size: size, input: input, output: output)
+    case .makeFrom(let picture, let open): try makeFromPicture(picture, open: open)
     }
 }
 

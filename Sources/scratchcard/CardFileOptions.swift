@@ -7,6 +7,7 @@ enum CardFileCommand: Equatable {
     case make(MakeOptions)
     case info(path: String, showPrizes: Bool)
     case thumbnail(size: Int, input: String, output: String)
+    case makeFrom(picture: String, open: Bool)
 }
 
 /// Options of `scratchcard make`.
@@ -47,6 +48,22 @@ let makeUsage = """
       -h, --help       show this help and exit
     """
 
+let makeFromUsage = """
+    usage: scratchcard make-from [--no-open] PICTURE
+
+    Makes a scratch card of a picture (PNG, JPEG or WebP): a card file with the picture
+    as its prize under the built-in silver foil, named after it beside it (photo.jpg
+    gives photo.scratchcard; an existing file is never replaced: photo-2.scratchcard,
+    photo-3.scratchcard, ...). When the picture's folder cannot be written, the card
+    goes into the documents folder (xdg-user-dir DOCUMENTS), else the home folder.
+    Prints the card file's path, then opens it in the window. A file manager's "Open
+    with" > "Make a scratch card" runs it.
+
+    options:
+      --no-open        write the card file and print its path; open no window
+      -h, --help       show this help and exit
+    """
+
 let infoUsage = """
     usage: scratchcard info [--show-prizes] FILE.scratchcard
 
@@ -70,6 +87,24 @@ let thumbnailUsage = """
       --size N         the longer side in pixels, 1 to 4096 (default 256)
       -h, --help       show this help and exit
     """
+
+/// Reads `make-from` and its arguments (after the command's name).
+func parseMakeFrom(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
+    var tokens = tokens
+    var open = true
+    var files: [String] = []
+    while let token = tokens.popFirst() {
+        switch token {
+        case "-h", "--help": return .help(makeFromUsage)
+        case "--no-open": open = false
+        case "--": files.append(contentsOf: tokens); tokens = []
+        case _ where token.hasPrefix("-"): throw UsageError(message: "make-from: unknown option '\(token)'")
+        default: files.append(token)
+        }
+    }
+    guard files.count == 1, !files[0].isEmpty else { throw UsageError(message: "make-from takes one PICTURE") }
+    return .cardFile(.makeFrom(picture: files[0], open: open))
+}
 
 /// Reads `make`, `info` or `thumbnail` and its arguments (the command's name first).
 func parseCardFileCommand(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {

@@ -106,6 +106,7 @@ let versionText = "scratchcard 0.1.0"
 let windowUsage = """
     usage: scratchcard [options] [FILE.scratchcard]
            scratchcard make --out FILE.scratchcard [--deck PATH | --prize FILE ...]
+           scratchcard make-from [--no-open] PICTURE
            scratchcard info [--show-prizes] FILE.scratchcard
            scratchcard thumbnail [--size N] FILE.scratchcard OUT.png
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] [--deck PATH --card ID] --out FILE.png
@@ -286,6 +287,7 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }
     if tokens.first == "simulate" { return try parseSimulate(tokens.dropFirst(), environment: environment) }
     if tokens.first == "pool" { return try parsePool(tokens.dropFirst()) }
+    if tokens.first == "make-from" { return try parseMakeFrom(tokens.dropFirst()) }
     if ["make", "info", "thumbnail"].contains(tokens.first) { return try parseCardFileCommand(tokens[...]) }
     if tokens.first == "claim-key" { return try parseClaimKey(tokens.dropFirst()) }
     if tokens.first == "redeem" { return try parseRedeem(tokens.dropFirst()) }

@@ -69,6 +69,38 @@ import XvfbSupport
         #expect(app.standardError.isEmpty, "\(app.standardError)")
     }
 
+    @Test func aDroppedCardFileOpensThatCardAndRDealsFromIt() throws {
+        let files = try card(); defer { files.remove() }
+        let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
+        let green = RGBA(r: 30, g: 160, b: 60)
+        let prize = try App.solidPNG(green, size: Self.size, in: files.folder, name: "green.png")
+        // Named without .scratchcard: a card file is told by its content.
+        let gift = files.folder.appendingPathComponent("gift for you.card").path
+        let made = try runToExit(["make", "--out", gift, "--cover", files.cover, "--prize", prize])
+        #expect(made.status == 0, "\(made.err)")
+        let (app, window) = try start(server, files)
+
+        let source = try GTKDragSource(server: server, x: 400, y: 100, uris: [URL(fileURLWithPath: gift).absoluteString])
+        let drop = try source.drag(server: server, toX: 100, toY: 75)
+        #expect(waitUntil(timeout: 20) { app.eventNames.contains("new-card") }, "source: \(source.client.outputText)")
+        _ = waitUntil(timeout: 5) { !drop.isRunning }
+        #expect(!source.client.outputText.contains("drag-failed"), "\(source.client.outputText)")
+        let fresh = try server.waitForPixels(window: window) { colour($0, 100, 75) == Self.cover }
+        #expect(colour(fresh, 100, 75) == Self.cover, "the card file's cover")
+        #expect(try scratchedMiddle(server, window) == green, "the card file's prize")
+        let newCard = app.events.first { $0["event"] as? String == "new-card" }
+        #expect(newCard?["card"] as? String == "green", "\(String(describing: newCard))")
+
+        // `r` deals from the dropped card file now, not the deck the window started with.
+        try server.press("r", in: window)
+        #expect(waitUntil(timeout: 20) { app.eventNames.filter { $0 == "new-card" }.count == 2 })
+        _ = try server.waitForPixels(window: window) { colour($0, 100, 75) == Self.cover }
+        #expect(try scratchedMiddle(server, window) == green, "r: the dropped file's card again")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0)
+        #expect(app.standardError.isEmpty, "\(app.standardError)")
+    }
+
     @Test func aRefusedDropLeavesTheCardAsItWas() throws {
         let files = try card(); defer { files.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }

@@ -39,6 +39,16 @@ struct OptionsTests {
         #expect(throws: UsageError.self) { try parseCommand(["-x.scratchcard"]) }
     }
 
+    @Test func makeFromAPicture() throws {
+        #expect(try parseCommand(["make-from", "photo.jpg"]) == .cardFile(.makeFrom(picture: "photo.jpg", open: true)))
+        #expect(try parseCommand(["make-from", "--no-open", "--", "-odd.png"]) == .cardFile(.makeFrom(picture: "-odd.png", open: false)))
+        for bad in [["make-from"], ["make-from", "a.png", "b.png"], ["make-from", "--out", "x", "a.png"], ["make-from", ""]] {
+            #expect(throws: UsageError.self, "\(bad)") { try parseCommand(bad) }
+        }
+        guard case .help(let text) = try parseCommand(["make-from", "--help"]) else { Issue.record("no help"); return }
+        #expect(text.contains("--no-open"))
+    }
+
     @Test("out-of-range and malformed values name the option", arguments: [
         ["--reveal-at", "0"], ["--reveal-at", "101"], ["--brush", "-5"], ["--brush", "1e9"], ["--size", "0x0"],
         ["--size", "16385x2"], ["--scale", "inf"], ["--deck"], ["--bogus"], ["--", "a.scratchcard", "b.scratchcard"],

@@ -11,7 +11,7 @@ struct InstalledFilesTests {
         let destdir = try Checkout.install()
         defer { try? FileManager.default.removeItem(atPath: destdir) }
         let applications = destdir + "/usr/local/share/applications/"
-        for name in ["scratchcard.desktop", "scratchcard-doodle.desktop"] {
+        for name in ["scratchcard.desktop", "scratchcard-doodle.desktop", "scratchcard-make.desktop"] {
             let result = try run(try #require(Xvfb.find("desktop-file-validate")), [applications + name])
             #expect(result.status == 0 && result.out.isEmpty && result.err.isEmpty, "\(name): \(result)")
         }
@@ -29,6 +29,15 @@ struct InstalledFilesTests {
         #expect(doodle["Desktop Entry", "NoDisplay"] == "true")
         let types = Set((doodle["Desktop Entry", "MimeType"] ?? "").split(separator: ";").map(String.init))
         #expect(types == ["image/png", "image/jpeg", "image/webp"])
+        // "Make a scratch card" from a picture: an entry of its own too, hidden from the menu.
+        let make = try DesktopEntry(path: applications + "scratchcard-make.desktop")
+        #expect(make["Desktop Entry", "Name"] == "Make a scratch card")
+        #expect(make["Desktop Entry", "Exec"] == "scratchcard make-from %f")
+        #expect(make["Desktop Entry", "NoDisplay"] == "true")
+        #expect(Set((make["Desktop Entry", "MimeType"] ?? "").split(separator: ";").map(String.init)) == types)
+        for entry in [main, doodle, make] {
+            #expect(entry["Desktop Entry", "StartupNotify"] == "true" && entry["Desktop Entry", "StartupWMClass"] == "scratchcard")
+        }
     }
 
     @Test func manPageRenders() throws {

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import CardFile
 import ScratchAssets
 import ScratchCore
 import ScratchImage
@@ -15,6 +16,12 @@ enum DesktopFiles {
     /// first bytes, not its name), or nil.
     static func firstPicture(in paths: [String]) -> String? {
         paths.first(where: isPicture)
+    }
+
+    /// The first of `paths` that is a picture or, with `cardFiles`, a card file (told by
+    /// its first bytes, as CardFile checks, not by its name), or nil.
+    static func firstUsable(in paths: [String], cardFiles: Bool) -> String? {
+        paths.first { isPicture($0) || (cardFiles && CardFile.looksLikeCardFile(path: $0)) }
     }
 
     /// Whether the file starts as a PNG, a JPEG or a WebP file does.

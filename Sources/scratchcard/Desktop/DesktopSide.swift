@@ -16,23 +16,30 @@ final class DesktopSide {
         case copy
         /// A picture was dropped or pasted: show it (`name`: its file, or "pasted").
         case picture(RGBAImage, name: String)
+        /// A card file was dropped (card mode): deal from it in place of the card on show.
+        case cardFile(LoadedDeck, path: String)
     }
 
     private let window: X11Window
     /// Whether drops and pastes bring pictures (not in a kiosk: its cards are dealt).
     private let takesPictures: Bool
+    /// Whether a dropped card file opens that card (card mode, never the doodle).
+    private let takesCardFiles: Bool
     private let verbose: Bool
     private var launchAnnounced = false
 
     /// Sets the window's icons and the launch's id, before it is mapped, and makes it a
-    /// drop target for pictures when it `takesPictures`.
-    init(window: X11Window, takesPictures: Bool, verbose: Bool) {
+    /// drop target for pictures when it `takesPictures` (and for card files, by their
+    /// content, when it also `takesCardFiles`).
+    init(window: X11Window, takesPictures: Bool, takesCardFiles: Bool = false, verbose: Bool) {
         self.window = window
         self.takesPictures = takesPictures
+        self.takesCardFiles = takesPictures && takesCardFiles
         self.verbose = verbose
         window.setIcons(DesktopFiles.icons())
         if let id = launchStartupID { window.setStartupID(id) }
-        if takesPictures { window.acceptDrops { DesktopFiles.firstPicture(in: $0) != nil } }
+        let cardFiles = self.takesCardFiles
+        if takesPictures { window.acceptDrops { DesktopFiles.firstUsable(in: $0, cardFiles: cardFiles) != nil } }
     }
 
     /// The first frame is on screen: the launch is complete (once).
@@ -59,9 +66,15 @@ final class DesktopSide {
             return .handled
         case .dropped(let paths), .pasted(.files(let paths)):
             guard takesPictures else { return .handled }
-            guard let path = DesktopFiles.firstPicture(in: paths) else {
-                log("nothing opened: no picture among \(paths.prefix(3).joined(separator: ", "))")
+            guard let path = DesktopFiles.firstUsable(in: paths, cardFiles: takesCardFiles) else {
+                log("nothing opened: no \(takesCardFiles ? "picture or card file" : "picture") among \(paths.prefix(3).joined(separator: ", "))")
                 return .handled
+            }
+            if !DesktopFiles.isPicture(path) {
+                do { return .cardFile(try LoadedDeck.load(path: path, asCardFile: true), path: path) } catch {
+                    log("\(error)")
+                    return .handled
+                }
             }
             do { return .picture(try ImageFile.read(path: path), name: path) } catch {
                 log("\(error)")

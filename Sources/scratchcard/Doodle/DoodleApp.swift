@@ -203,6 +203,8 @@ final class DoodleApp {
             desktop.copy(screen.framebuffer)
         case .picture(let image, let name)?:
             open(image, path: name == "pasted" ? "pasted.png" : name)
+        case .cardFile?:
+            break       // never asked for: the doodle takes no card files
         }
         return true
     }

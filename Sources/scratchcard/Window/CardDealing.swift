@@ -106,6 +106,11 @@ final class CardDealing {
         askedForNextCard = false
     }
 
+    /// A dropped card file: the next cards (`r`) are dealt from `dealer`.
+    func replaceDealer(_ dealer: Dealer) {
+        maker.replaceDealer(dealer)
+    }
+
     /// A spare card made before SIGHUP reloaded the deck is dropped.
     func dropSpare() {
         _ = maker.takeSpare()

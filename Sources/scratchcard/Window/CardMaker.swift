@@ -45,7 +45,10 @@ final class CardMaker {
     /// The card made and not yet shown, always at `size`.
     private var spare: Made?
 
-    private let dealer: Dealer
+    private var dealer: Dealer
+    /// Counts `replaceDealer` calls: a card on its way from an older dealer is dropped.
+    private var dealerGeneration = 0
+    private var generationOnItsWay = 0
     private let layout: PixelLayout
     private let brush: Brush
     /// One thread's worth of work at a time, in order: the deck's draws keep their order.
@@ -95,6 +98,9 @@ final class CardMaker {
         guard let outcome = handoff.take() else { return nil }
         isMaking = false
         switch outcome {
+        case .made where generationOnItsWay != dealerGeneration:
+            start(nil)      // dealt by the dealer a dropped card file replaced
+            return nil
         case .made(let made) where made.canvas.size != size:
             start(made.card)
             return nil
@@ -116,6 +122,14 @@ final class CardMaker {
         return nil
     }
 
+    /// A dropped card file: cards are dealt from `newDealer` from now on. A spare card of
+    /// the old dealer is dropped; one on its way is dropped when it arrives.
+    func replaceDealer(_ newDealer: Dealer) {
+        dealer = newDealer
+        dealerGeneration += 1
+        spare = nil
+    }
+
     /// The made card, handed over to the caller (the loop), if one is ready.
     func takeSpare() -> Made? {
         defer { spare = nil }
@@ -126,6 +140,7 @@ final class CardMaker {
     private func start(_ card: DealtCard?) {
         precondition(!isMaking, "one card on its way at a time")
         isMaking = true
+        generationOnItsWay = dealerGeneration
         // Only Sendable values cross to the worker: the dealer, the card as dealt (plain
         // images), sizes and the brush. The canvas is born on the worker and comes back
         // through the handoff.

@@ -79,7 +79,8 @@ final class WindowApp {
         screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
         kiosk = options.kiosk
             ? KioskTimers(options: options, display: display, window: window, canvas: opened.size, lastTouch: lastTouch) : nil
-        desktop = DesktopSide(window: window, takesPictures: !options.kiosk && !store.keepsStore, verbose: options.verbose)
+        desktop = DesktopSide(window: window, takesPictures: !options.kiosk && !store.keepsStore, takesCardFiles: true,
+                              verbose: options.verbose)
         let touch = window.enableTouch()
         if options.verbose { opened.logSetUp(options: options, touch: touch, screen: screen) }
         if drawnStraight { changes.drawnStraight(PixelRect(size: opened.size)) }
@@ -370,8 +371,26 @@ final class WindowApp {
             desktop.copy(screen.framebuffer)
         case .picture(let image, let name)?:
             showPrize(image, named: name)
+        case .cardFile(let loaded, let path)?:
+            openCardFile(loaded, path: path)
         }
         return true
+    }
+
+    /// A dropped card file replaces the card on show with a card dealt from it, made
+    /// here as the first card at start is (its sounds checked first); `r` deals its next
+    /// ones. The window keeps its own reveal-at, brush and celebrate.
+    private func openCardFile(_ loaded: LoadedDeck, path: String) {
+        let dealer = Dealer(deck: loaded.deck, source: loaded.source)
+        do {
+            try Dealer.checkSounds(of: loaded.deck, path: path, source: loaded.source)
+            let dealt = try dealer.deal()
+            let canvas = try dealt.images.canvas(at: card.size, layout: card.canvas.layout, brush: card.brush)
+            dealing.replaceDealer(dealer)
+            show(CardMaker.Made(card: dealt, canvas: canvas))
+        } catch {
+            log("\(path): \(error)")
+        }
     }
 
     /// A dropped or pasted picture becomes the prize of a fresh card under the same

@@ -1,0 +1,140 @@
+import Foundation
+@preconcurrency import Glibc
+import Testing
+import ScratchCore
+import ScratchImage
+import XvfbSupport
+
+/// `scratchcard make-from PICTURE` (the file manager's "Make a scratch card"): the card
+/// file's name beside the picture, the documents folder when that folder is read-only
+/// (bwrap's read-only bind: root writes anywhere else), and the window it opens.
+@Suite(.serialized) struct MakeFromPictureTests {
+    static let blue = RGBA(r: 20, g: 60, b: 200)
+
+    /// Runs `make-from --no-open` to its end (`launcher`: bwrap, say) with `environment`.
+    func makeFrom(_ picture: String, environment: [String: String], launcher: [String] = []) throws -> (status: Int32, out: String, err: String) {
+        let app = try RunningApp(["make-from", "--no-open", picture], environment: environment, launcher: launcher)
+        let status = app.wait(timeout: 30)
+        return (status, app.standardOutput, app.standardError)
+    }
+
+    /// An environment of our own: HOME a fresh folder, no display.
+    func privateEnvironment(home: URL) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
+        environment["XDG_STATE_HOME"] = home.appendingPathComponent(".state").path
+        environment["DISPLAY"] = ":9999"
+        return environment
+    }
+
+    @Test func theCardFileIsNamedAfterThePictureAndNeverReplacesOne() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 60, height: 40), in: folder, name: "My photo.png")
+        let environment = privateEnvironment(home: folder)
+        var written: [String] = []
+        for n in 1...3 {
+            let result = try makeFrom(photo, environment: environment)
+            #expect(result.status == 0, "\(result.err)")
+            let expected = folder.appendingPathComponent(n == 1 ? "My photo.scratchcard" : "My photo-\(n).scratchcard").path
+            #expect(result.out == expected + "\n", "run \(n): \(result.out)")
+            written.append(expected)
+        }
+        // The first file is as the first run wrote it, byte for byte, and each holds one card.
+        let first = try Data(contentsOf: URL(fileURLWithPath: written[0]))
+        #expect(try Data(contentsOf: URL(fileURLWithPath: written[1])) == first)
+        let info = try runToExit(["info", "--show-prizes", written[2]])
+        #expect(info.status == 0 && info.out.contains("cards: 1") && info.out.contains("built-in foil"), "\(info)")
+        #expect(info.out.contains("My photo.png"), "the picture is the prize: \(info.out)")
+        // Not a picture: exit 2 naming it, nothing written.
+        let notes = folder.appendingPathComponent("notes.png").path
+        FileManager.default.createFile(atPath: notes, contents: Data("text".utf8))
+        let refused = try makeFrom(notes, environment: environment)
+        #expect(refused.status == 2 && refused.err.contains("notes.png") && refused.out.isEmpty, "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.scratchcard").path))
+    }
+
+    @Test func aReadOnlyFolderSendsTheCardToTheDocumentsFolderElseHome() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let pictures = folder.appendingPathComponent("pictures"), home = folder.appendingPathComponent("home")
+        try FileManager.default.createDirectory(at: pictures, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: home.appendingPathComponent("Papers"), withIntermediateDirectories: true)
+        let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 60, height: 40), in: pictures, name: "photo.jpg.png")
+        let readOnly = ["/usr/bin/bwrap", "--bind", "/", "/", "--ro-bind", pictures.path, pictures.path]
+        let environment = privateEnvironment(home: home)
+
+        // No user-dirs.dirs: xdg-user-dir says the home folder.
+        let toHome = try makeFrom(photo, environment: environment, launcher: readOnly)
+        #expect(toHome.status == 0, "\(toHome.err)")
+        #expect(toHome.out == home.appendingPathComponent("photo.jpg.scratchcard").path + "\n", "\(toHome.out)")
+
+        // The user's documents folder, as user-dirs.dirs names it.
+        let config = home.appendingPathComponent(".config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try "XDG_DOCUMENTS_DIR=\"$HOME/Papers\"\n".write(to: config.appendingPathComponent("user-dirs.dirs"), atomically: true, encoding: .utf8)
+        let toDocuments = try makeFrom(photo, environment: environment, launcher: readOnly)
+        #expect(toDocuments.status == 0, "\(toDocuments.err)")
+        let card = home.appendingPathComponent("Papers/photo.jpg.scratchcard").path
+        #expect(toDocuments.out == card + "\n", "\(toDocuments.out)")
+        #expect(FileManager.default.fileExists(atPath: card))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: pictures.path) == ["photo.jpg.png"])
+    }
+
+    @Test func theCardOpensWithThePictureAsItsPrize() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 320, height: 200), in: folder, name: "photo.png")
+        let server = try Xvfb(width: 1024, height: 768); defer { server.stop() }
+        var environment = server.environment
+        environment["HOME"] = folder.path
+        environment["XDG_CONFIG_HOME"] = folder.appendingPathComponent(".config").path
+        environment["XDG_STATE_HOME"] = folder.appendingPathComponent(".state").path
+        let app = try RunningApp(["make-from", photo], environment: environment)
+        let window = try server.scratchcardWindow(timeout: 60)
+        let foil = try server.waitForPixels(window: window, timeout: 30) { $0.width > 100 && $0[$0.width / 2, $0.height / 2].a == 255 }
+        let (w, h) = (foil.width, foil.height)
+        #expect(foil[w / 2, h / 2] != Self.blue, "the built-in foil covers the prize")
+        try server.drag(window: window, from: (w / 4, h / 2), through: [(w / 2 - 20, h / 2), (w / 2, h / 2), (w / 2 + 20, h / 2), (3 * w / 4, h / 2)])
+        let scratched = try server.waitForPixels(window: window, timeout: 20) { $0[w / 2, h / 2] == Self.blue }
+        #expect(scratched[w / 2, h / 2] == Self.blue, "the photo under the scratch")
+        #expect(app.standardOutput == folder.appendingPathComponent("photo.scratchcard").path + "\n", "\(app.standardOutput)")
+        try server.press("q", in: window)
+        #expect(app.wait() == 0, "\(app.standardError)")
+    }
+
+    /// The entry as installed (its Exec pointed at this build's binary), launched by
+    /// gtk-launch with a picture as "Open with" does: the launch completes, the card file
+    /// is beside the picture, and the window shows the picture under the foil.
+    @Test func gtkLaunchOfTheMakeEntryOpensTheNewCard() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 320, height: 200), in: folder, name: "holiday.png")
+        let server = try Xvfb(width: 1024, height: 768); defer { server.stop() }
+        let applications = folder.appendingPathComponent("data/applications")
+        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
+        let assets = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Assets")
+        let installed = try String(contentsOf: assets.appendingPathComponent("scratchcard-make.desktop"), encoding: .utf8)
+        #expect(installed.contains("\nExec=scratchcard make-from %f\n"))
+        let entry = installed.replacingOccurrences(of: "\nExec=scratchcard ", with: "\nExec=\(App.executable) ")
+        try entry.write(to: applications.appendingPathComponent("scratchcard-make-test.desktop"), atomically: true, encoding: .utf8)
+        var environment = server.environment
+        environment["XDG_DATA_HOME"] = folder.appendingPathComponent("data").path
+        environment["HOME"] = folder.path
+        environment["XDG_CONFIG_HOME"] = folder.appendingPathComponent(".config").path
+        environment["XDG_STATE_HOME"] = folder.appendingPathComponent(".state").path
+        environment["NO_AT_BRIDGE"] = "1"
+        let listener = try StartupListener(server: server)
+        let launcher = try ClientProcess("gtk-launch", ["scratchcard-make-test", photo], environment: environment)
+        let messages = listener.messages(timeout: 30) { $0.contains { $0.hasPrefix("remove:") } }
+        #expect(messages.contains { $0.hasPrefix("remove:") }, "\(messages); gtk-launch: \(launcher.errorText)")
+        let window = try server.scratchcardWindow(timeout: 60)
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("holiday.scratchcard").path))
+        let foil = try server.waitForPixels(window: window, timeout: 30) { $0.width > 100 }
+        let (w, h) = (foil.width, foil.height)
+        #expect(foil[w / 2, h / 2] != Self.blue, "the built-in foil covers the prize")
+        try server.drag(window: window, from: (w / 4, h / 2), through: [(w / 2 - 20, h / 2), (w / 2, h / 2), (w / 2 + 20, h / 2), (3 * w / 4, h / 2)])
+        let scratched = try server.waitForPixels(window: window, timeout: 20) { $0[w / 2, h / 2] == Self.blue }
+        #expect(scratched[w / 2, h / 2] == Self.blue, "the picture under the scratch")
+        try server.press("q", in: window)
+        _ = waitUntil(timeout: 10) { (try? server.run("xdotool", ["search", "--classname", "scratchcard"])) == nil }
+    }
+}
