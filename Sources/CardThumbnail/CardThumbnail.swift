@@ -63,7 +63,7 @@ public enum CardThumbnail {
         defer { close(fd) }
         var done = 0
         while done < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + done, $0.count - done) }
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
             if n < 0 { if errno == EINTR { continue }; throw fail("cannot write the thumbnail") }
             done += n
         }
