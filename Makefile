@@ -83,6 +83,9 @@ VERSION := $(shell sed -n 's/^let versionText = "scratchcard \(.*\)"/\1/p' Sourc
 # linked with full RELRO and immediate binding, as Debian's hardening asks.
 INSTALL_BUILD = .build/install
 INSTALL_BIN = $(INSTALL_BUILD)/release/scratchcard
+# The thumbnailer file managers run (share/thumbnailers/scratchcard.thumbnailer): the same
+# thumbnail code in a program of its own that links only what a thumbnail needs.
+INSTALL_THUMBNAILER = $(INSTALL_BUILD)/release/scratchcard-thumbnailer
 ICON_SIZES = 16 24 32 48 64 128 256
 # The card file's type icon (share/icons/hicolor/*/mimetypes), MIME package and thumbnailer.
 MIME_ICON = application-x-scratchcard
@@ -91,21 +94,25 @@ datadir = $(PREFIX)/share
 root = $(DESTDIR)$(PREFIX)
 
 install-build: deps
-	$(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_BUILD) --product scratchcard \
-	  -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now
+	for product in scratchcard scratchcard-thumbnailer; do \
+	  $(SWIFT) build -c release --static-swift-stdlib --scratch-path $(INSTALL_BUILD) --product $$product \
+	    -Xlinker -z -Xlinker relro -Xlinker -z -Xlinker now || exit 1; \
+	done
 
 install: install-build
 	@$(MAKE) --no-print-directory install-files
 
 ## The install step without the build (the tests run it on what `make test` built).
 install-files:
-	@[ -x $(INSTALL_BIN) ] || { echo "make: build first: make install-build" >&2; exit 2; }
+	@[ -x $(INSTALL_BIN) ] && [ -x $(INSTALL_THUMBNAILER) ] || { echo "make: build first: make install-build" >&2; exit 2; }
 	install -d "$(root)/bin" "$(root)/share/applications" \
 	  "$(root)/share/man/man1" "$(root)/share/doc/scratchcard/examples" \
 	  "$(root)/share/icons/hicolor/scalable/apps" "$(root)/share/icons/hicolor/scalable/mimetypes" \
 	  "$(root)/share/mime/packages" "$(root)/share/thumbnailers"
 	install -m 755 $(INSTALL_BIN) "$(root)/bin/scratchcard"
 	strip --remove-section=.comment --remove-section=.note "$(root)/bin/scratchcard"
+	install -m 755 $(INSTALL_THUMBNAILER) "$(root)/bin/scratchcard-thumbnailer"
+	strip --remove-section=.comment --remove-section=.note "$(root)/bin/scratchcard-thumbnailer"
 	install -m 644 Assets/scratchcard.desktop Assets/scratchcard-doodle.desktop Assets/scratchcard-make.desktop \
 	  "$(root)/share/applications/"
 	for n in $(ICON_SIZES); do \
@@ -120,6 +127,7 @@ install-files:
 	install -m 644 Assets/thumbnailers/scratchcard.thumbnailer "$(root)/share/thumbnailers/scratchcard.thumbnailer"
 	gzip -9n < docs/scratchcard.1 > "$(root)/share/man/man1/scratchcard.1.gz"
 	chmod 644 "$(root)/share/man/man1/scratchcard.1.gz"
+	ln -sf scratchcard.1.gz "$(root)/share/man/man1/scratchcard-thumbnailer.1.gz"
 	for f in xinitrc scratchcard-kiosk.service scratchcard-kiosk-system.service; do \
 	  sed 's|/usr/local/bin/scratchcard|$(bindir)/scratchcard|' contrib/$$f > "$(root)/share/doc/scratchcard/examples/$$f" || exit 1; \
 	done
@@ -128,7 +136,8 @@ install-files:
 	@$(MAKE) --no-print-directory refresh-caches
 
 uninstall:
-	rm -f "$(root)/bin/scratchcard" "$(root)/share/man/man1/scratchcard.1.gz" \
+	rm -f "$(root)/bin/scratchcard" "$(root)/bin/scratchcard-thumbnailer" "$(root)/share/man/man1/scratchcard.1.gz" \
+	  "$(root)/share/man/man1/scratchcard-thumbnailer.1.gz" \
 	  "$(root)/share/applications/scratchcard.desktop" "$(root)/share/applications/scratchcard-doodle.desktop" \
 	  "$(root)/share/applications/scratchcard-make.desktop" \
 	  "$(root)/share/icons/hicolor/scalable/apps/scratchcard.svg" \

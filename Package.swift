@@ -11,6 +11,7 @@ let package = Package(
     name: "ScratchCard",
     products: [
         .executable(name: "scratchcard", targets: ["scratchcard"]),
+        .executable(name: "scratchcard-thumbnailer", targets: ["scratchcard-thumbnailer"]),
         .executable(name: "scratchbench", targets: ["scratchbench"]),
     ],
     targets: [
@@ -88,6 +89,9 @@ let package = Package(
         .target(name: "CardArt", dependencies: ["CPangoCairo", "ScratchCore", "CardRules"]),
         // Card files: the .scratchcard zip container (libzip), its checks, and its deck.
         .target(name: "CardFile", dependencies: ["CZip", "ScratchCore", "CardRules"]),
+        // A card file's thumbnail (its cover, never the prize) and the thumbnail command's
+        // arguments: `scratchcard thumbnail` and `scratchcard-thumbnailer` share it.
+        .target(name: "CardThumbnail", dependencies: ["CardFile", "CardArt", "ScratchImage", "ScratchCore", "CardRules"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
                 exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "mime", "thumbnailers"],
@@ -98,7 +102,11 @@ let package = Package(
         // MARK: The executable.
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
-                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "Claims", "QRCode", "TicketPrinter", "ServiceNotify"]),
+                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "CardThumbnail", "Claims", "QRCode", "TicketPrinter", "ServiceNotify"]),
+        // The freedesktop thumbnailer file managers run, once a file: the thumbnail command
+        // alone, linking only what it needs (no X11, sound, SQLite, libpq, CUPS, libcrypto),
+        // so it binds a third of the libraries at start.
+        .executableTarget(name: "scratchcard-thumbnailer", dependencies: ["CardThumbnail"]),
 
         // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
         // cairo + pixman: the engines scratchbench and scalebench compare against, and the
@@ -166,7 +174,7 @@ let package = Package(
         .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
-        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
+        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

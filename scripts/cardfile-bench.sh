@@ -3,13 +3,18 @@
 #   1. first frame (--stats first_frame_ms) of a card of two 4K JPEGs given as a card file
 #      (scratchcard FILE.scratchcard) and as two files (--cover A.jpg --prize B.jpg),
 #      alternated round by round on a private 3840x2160 Xvfb;
-#   2. the 256-pixel thumbnail of that card file (scratchcard thumbnail) against
+#   2. the 256-pixel thumbnail of that card file, by scratchcard-thumbnailer (what the
+#      .thumbnailer file runs) and by `scratchcard thumbnail`, against
 #      gdk-pixbuf-thumbnailer on the cover JPEG alone, alternated;
-#   3. thumbnails a second for a folder of 100 card files (one process each, in turn,
-#      as a file manager's thumbnailer runs them).
+#   3. thumbnails a second for a folder of 100 card files (one scratchcard-thumbnailer
+#      process each, in turn, as a file manager's thumbnailer runs them).
 #
-# usage: scripts/cardfile-bench.sh [ROUNDS] [BINARY]
-#        ROUNDS defaults to 7; BINARY to the release build (swift build -c release).
+# usage: scripts/cardfile-bench.sh [ROUNDS] [BINARY] [THUMBNAILER]
+#        ROUNDS defaults to 7; BINARY to the release build (swift build -c release);
+#        THUMBNAILER to scratchcard-thumbnailer beside BINARY. The installed programs'
+#        build (static Swift runtime, immediate binding) is make install-build's:
+#        scripts/cardfile-bench.sh 7 .build/install/release/scratchcard
+#        CARDFILE_BENCH_FIRST_FRAME=no skips figure 1 (no Xvfb).
 #        Needs xvfb, xdotool, gdk-pixbuf-thumbnailer, and /usr/bin/python3 with GdkPixbuf
 #        (python3-gi, gir1.2-gdkpixbuf-2.0) to make the JPEGs.
 set -euo pipefail
@@ -17,7 +22,9 @@ cd "$(dirname "$0")/.."
 source scripts/lib/xvfb.sh
 rounds=${1:-7}
 bin=${2:-"$(swift build -c release --show-bin-path)/scratchcard"}
+thumbnailer=${3:-"$(dirname "$bin")/scratchcard-thumbnailer"}
 [ -x "$bin" ] || { echo "cardfile-bench: no binary at $bin" >&2; exit 2; }
+[ -x "$thumbnailer" ] || { echo "cardfile-bench: no thumbnailer at $thumbnailer" >&2; exit 2; }
 work=$(mktemp -d /tmp/cardfile-bench.XXXXXX)
 app_pid=""
 end() {
@@ -56,6 +63,7 @@ echo "files cover.jpg=$(stat -c %s "$work/cover.jpg") prize.jpg=$(stat -c %s "$w
 echo "load_average_before=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
 
 # 1. First frame, alternated.
+if [ "${CARDFILE_BENCH_FIRST_FRAME:-yes}" != no ]; then
 start_xvfb 3840x2160
 first_frame() {     # arguments: the program's; prints first_frame_ms
   "$bin" --stats --sound off --scale 1 "$@" > "$work/stats.txt" 2> "$work/stderr.txt" &
@@ -73,24 +81,32 @@ for round in $(seq "$rounds"); do
   echo "run round=$round first_frame_ms card_file=$a two_files=$b"
 done
 stop_xvfb
+fi
 
 # 2. The 256-pixel thumbnail against gdk-pixbuf-thumbnailer on the cover alone, alternated.
 for round in $(seq "$rounds"); do
-  t0=$(now_ns); "$bin" thumbnail --size 256 "$work/card.scratchcard" "$work/thumb.png"; t1=$(now_ns)
+  t0=$(now_ns); "$thumbnailer" --size 256 "$work/card.scratchcard" "$work/thumb.png"; t1=$(now_ns)
   gdk-pixbuf-thumbnailer -s 256 "$work/cover.jpg" "$work/pixbuf.png"; t2=$(now_ns)
+  "$bin" thumbnail --size 256 "$work/card.scratchcard" "$work/thumb-command.png"; t3=$(now_ns)
+  cmp -s "$work/thumb.png" "$work/thumb-command.png" || { echo "cardfile-bench: the two thumbnails differ" >&2; exit 1; }
   echo $(( (t1 - t0) / 1000000 )) >> "$work/th.ours"; echo $(( (t2 - t1) / 1000000 )) >> "$work/th.pixbuf"
-  echo "run round=$round thumbnail_ms scratchcard=$(( (t1 - t0) / 1000000 )) gdk_pixbuf=$(( (t2 - t1) / 1000000 ))"
+  echo $(( (t3 - t2) / 1000000 )) >> "$work/th.command"
+  echo "run round=$round thumbnail_ms scratchcard_thumbnailer=$(( (t1 - t0) / 1000000 )) gdk_pixbuf=$(( (t2 - t1) / 1000000 )) scratchcard_thumbnail=$(( (t3 - t2) / 1000000 ))"
 done
 
 # 3. A folder of 100 card files, each its own two 4K JPEGs' card (copies), thumbnailed in turn.
 mkdir "$work/folder"
 for n in $(seq -w 1 100); do cp "$work/card.scratchcard" "$work/folder/card-$n.scratchcard"; done
 t0=$(now_ns)
-for f in "$work"/folder/*.scratchcard; do "$bin" thumbnail --size 256 "$f" "$f.png"; done
+for f in "$work"/folder/*.scratchcard; do "$thumbnailer" --size 256 "$f" "$f.png"; done
 t1=$(now_ns)
 echo "load_average_after=$(cut -d' ' -f1-3 /proc/loadavg | tr ' ' ,)"
-ff_card=$(median < "$work/ff.card"); ff_files=$(median < "$work/ff.files")
 th_ours=$(median < "$work/th.ours"); th_pixbuf=$(median < "$work/th.pixbuf")
-echo "median first_frame_ms card_file=$ff_card two_files=$ff_files ratio=$(awk -v a="$ff_card" -v b="$ff_files" 'BEGIN { printf "%.3f", a / b }')"
-echo "median thumbnail_256_ms scratchcard=$th_ours gdk_pixbuf_thumbnailer_cover_alone=$th_pixbuf ratio=$(awk -v a="$th_ours" -v b="$th_pixbuf" 'BEGIN { printf "%.3f", a / b }')"
+if [ -s "$work/ff.card" ]; then
+  ff_card=$(median < "$work/ff.card"); ff_files=$(median < "$work/ff.files")
+  echo "median first_frame_ms card_file=$ff_card two_files=$ff_files ratio=$(awk -v a="$ff_card" -v b="$ff_files" 'BEGIN { printf "%.3f", a / b }')"
+fi
+th_command=$(median < "$work/th.command")
+echo "median thumbnail_256_ms scratchcard_thumbnailer=$th_ours gdk_pixbuf_thumbnailer_cover_alone=$th_pixbuf ratio=$(awk -v a="$th_ours" -v b="$th_pixbuf" 'BEGIN { printf "%.3f", a / b }')"
+echo "median thumbnail_256_ms scratchcard_thumbnail=$th_command ratio_to_gdk_pixbuf=$(awk -v a="$th_command" -v b="$th_pixbuf" 'BEGIN { printf "%.3f", a / b }')"
 echo "folder of 100 card files: $(( (t1 - t0) / 1000000 )) ms, $(awk -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 / (ns / 1e9) }') thumbnails a second"

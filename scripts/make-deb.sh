@@ -28,7 +28,7 @@ tree=$(mktemp -d /tmp/scratchcard-deb.XXXXXX)
 trap 'rm -rf "$tree"' EXIT
 cp -r "$packaging" "$tree/debian"
 root_abs=$(cd "$root" && pwd)
-(cd "$tree" && dpkg-shlibdeps -O -e"$root_abs/usr/bin/scratchcard" > debian/substvars)
+(cd "$tree" && dpkg-shlibdeps -O -e"$root_abs/usr/bin/scratchcard" -e"$root_abs/usr/bin/scratchcard-thumbnailer" > debian/substvars)
 sed -n 's/^shlibs:Depends=/Depends (from dpkg-shlibdeps): /p' "$tree/debian/substvars"
 install -d -m 755 "$root/DEBIAN"
 (cd "$tree" && dpkg-gencontrol -pscratchcard -P"$root_abs" -Tdebian/substvars)

@@ -1,4 +1,5 @@
 import CardRules
+import CardThumbnail
 import ScratchCore
 
 /// `scratchcard make`, `info` and `thumbnail`: the card file's commands, as read from
@@ -75,18 +76,8 @@ let infoUsage = """
       -h, --help       show this help and exit
     """
 
-let thumbnailUsage = """
-    usage: scratchcard thumbnail [--size N] FILE.scratchcard OUT.png
-
-    Writes a card file's cover as a PNG picture, N pixels on its longer side (default
-    256): fresh foil, nothing of the prize. Needs no display; a file manager's
-    thumbnailer runs it (share/thumbnailers/scratchcard.thumbnailer). OUT.png is
-    written in place, not replaced.
-
-    options:
-      --size N         the longer side in pixels, 1 to 4096 (default 256)
-      -h, --help       show this help and exit
-    """
+/// `scratchcard thumbnail --help` (the text lives with the command, Sources/CardThumbnail).
+let thumbnailUsage = ThumbnailArguments.usage(program: "scratchcard thumbnail")
 
 /// Reads `make-from` and its arguments (after the command's name).
 func parseMakeFrom(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
@@ -110,9 +101,16 @@ func parseMakeFrom(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
 func parseCardFileCommand(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
     var tokens = tokens
     let name = tokens.popFirst() ?? ""
+    if name == "thumbnail" {
+        do {
+            switch try ThumbnailArguments.parse(tokens, name: name, program: "scratchcard thumbnail") {
+            case .help(let text): return .help(text)
+            case .run(let size, let input, let output): return .cardFile(.thumbnail(size: size, input: input, output: output))
+            }
+        } catch { throw UsageError(message: error.message) }
+    }
     var make = MakeOptions()
     var showPrizes = false
-    var size = 256
     var files: [String] = []
     while let token = tokens.popFirst() {
         func value() throws(UsageError) -> String {
@@ -125,7 +123,7 @@ func parseCardFileCommand(_ tokens: ArraySlice<String>) throws(UsageError) -> Co
             return text
         }
         switch (name, token) {
-        case (_, "-h"), (_, "--help"): return .help(name == "make" ? makeUsage : name == "info" ? infoUsage : thumbnailUsage)
+        case (_, "-h"), (_, "--help"): return .help(name == "make" ? makeUsage : infoUsage)
         case ("make", "--out"): make.out = try nonEmpty(value(), token)
         case ("make", "--force"): make.force = true
         case ("make", "--deck"): make.deck = try nonEmpty(value(), token)
@@ -138,7 +136,6 @@ func parseCardFileCommand(_ tokens: ArraySlice<String>) throws(UsageError) -> Co
         case ("make", "--brush"): make.settings.brushPoints = try positiveNumber(value(), token, upTo: 10_000)
         case ("make", "--celebrate"): make.settings.celebrate = try onOff(value(), token)
         case ("info", "--show-prizes"): showPrizes = true
-        case ("thumbnail", "--size"): size = try wholeNumber(value(), token, in: 1...4096)
         case ("make", "--"): throw UsageError(message: "make: unexpected argument '--'")
         case (_, "--"): files.append(contentsOf: tokens); tokens = []
         default:
@@ -160,13 +157,8 @@ func parseCardFileCommand(_ tokens: ArraySlice<String>) throws(UsageError) -> Co
             throw UsageError(message: "make: --cover-text is drawn on the built-in foil, and --cover gives a cover image")
         }
         return .cardFile(.make(make))
-    case "info":
+    default:
         guard files.count == 1, !files[0].isEmpty else { throw UsageError(message: "info takes one card file") }
         return .cardFile(.info(path: files[0], showPrizes: showPrizes))
-    default:
-        guard files.count == 2, !files[0].isEmpty, !files[1].isEmpty else {
-            throw UsageError(message: "thumbnail takes a card file and the PNG to write")
-        }
-        return .cardFile(.thumbnail(size: size, input: files[0], output: files[1]))
     }
 }

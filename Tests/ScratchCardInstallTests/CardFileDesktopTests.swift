@@ -157,7 +157,7 @@ struct CardFileDesktopTests {
         #expect(notCover.isEmpty, "\(notCover.count) pixels are not the cover's")
     }
 
-    @Test("scratchcard thumbnail in bubblewrap as GNOME runs it (read-only binds, no /etc/fonts, no network, no display): the foil's words drawn")
+    @Test("the .thumbnailer's Exec (scratchcard-thumbnailer) in bubblewrap as GNOME runs it (read-only binds, no /etc/fonts, no network, no display): the foil's words drawn, as scratchcard thumbnail draws them")
     func sandboxedThumbnail() throws {
         let desktop = try Desktop(); defer { desktop.remove() }
         let outside = desktop.home + "/outside.png"
@@ -178,9 +178,20 @@ struct CardFileDesktopTests {
                       "--unshare-all", "--die-with-parent", "--clearenv",
                       "--bind", out, "/tmp", "--ro-bind", desktop.foilCard, "/tmp/gnome-desktop-file-to-thumbnail.scratchcard",
                       "--ro-bind", desktop.destdir + "/usr/bin", "/app"]
-        let sandboxed = try run(bwrap, sandbox + ["/app/scratchcard", "thumbnail", "--size", "256",
-                                                  "/tmp/gnome-desktop-file-to-thumbnail.scratchcard", "/tmp/gnome-desktop-thumbnailer.png"],
-                                environment: [:], timeout: 60)
+        // The command is the installed .thumbnailer file's Exec, its fields filled in as
+        // GNOME fills them (the program looked up in /app, where the install's bin is).
+        let entry = try String(contentsOfFile: desktop.share + "/thumbnailers/scratchcard.thumbnailer", encoding: .utf8)
+        let exec = try #require(entry.split(separator: "\n").first { $0.hasPrefix("Exec=") }).dropFirst(5)
+        let command = exec.split(separator: " ").map { field -> String in
+            switch field {
+            case "%s": "256"
+            case "%i": "/tmp/gnome-desktop-file-to-thumbnail.scratchcard"
+            case "%o": "/tmp/gnome-desktop-thumbnailer.png"
+            default: String(field)
+            }
+        }
+        #expect(command.first == "scratchcard-thumbnailer", "the thumbnailer's Exec: \(exec)")
+        let sandboxed = try run(bwrap, sandbox + ["/app/" + command[0]] + command.dropFirst(), environment: [:], timeout: 60)
         #expect(sandboxed.status == 0, "\(sandboxed.err)")
         // Inside, really nothing of /etc/fonts, no network but loopback, no display.
         let etc = try run(bwrap, sandbox + ["/usr/bin/ls", "-A", "/etc", "/tmp"], environment: [:])

@@ -110,9 +110,12 @@ struct InstalledCardTests {
         let destdir = try Checkout.install(prefix: "/opt/card")
         defer { try? FileManager.default.removeItem(atPath: destdir) }
         let installed = try files(under: destdir)
-        // The binary, two menu entries, 7 PNG icons and the SVG (and as many for the card
-        // file's type), the MIME package, the thumbnailer, the man page, 2 examples.
-        #expect(installed.contains("opt/card/bin/scratchcard") && installed.count >= 24, "\(installed)")
+        // The binary and the thumbnailer's, two menu entries, 7 PNG icons and the SVG (and
+        // as many for the card file's type), the MIME package, the thumbnailer entry, the
+        // man page (and its link for the thumbnailer), 2 examples.
+        #expect(installed.contains("opt/card/bin/scratchcard") && installed.count >= 26, "\(installed)")
+        #expect(installed.contains("opt/card/bin/scratchcard-thumbnailer"))
+        #expect(installed.contains("opt/card/share/man/man1/scratchcard-thumbnailer.1.gz"))
         #expect(installed.contains("opt/card/share/mime/packages/scratchcard.xml"))
         #expect(installed.contains("opt/card/share/thumbnailers/scratchcard.thumbnailer"))
         #expect(installed.contains("opt/card/share/icons/hicolor/48x48/mimetypes/application-x-scratchcard.png"))
