@@ -31,7 +31,7 @@ packages=(
   shared-mime-info xdg-utils libglib2.0-bin   # tests: update-mime-database, xdg-mime and gio (the card file's type, xdg-open/gio open)
   tumbler dbus-daemon dbus-bin   # tests: tumbler's D-Bus thumbnailer on a private session bus (dbus-daemon, dbus-monitor)
   bubblewrap   # tests: the thumbnailer in GNOME's sandbox (bwrap); make-from in a read-only folder
-  xdg-user-dirs   # make-from: xdg-user-dir DOCUMENTS (the home folder without it); tests: a documents folder from user-dirs.dirs
+  xdg-user-dirs   # writes user-dirs.dirs, whose XDG_DOCUMENTS_DIR make-from reads
   libgdk-pixbuf2.0-bin   # scripts/cardfile-bench.sh: gdk-pixbuf-thumbnailer, the thumbnail time to beat
   fuse3 libfuse3-dev   # tests only: the power-cut test's FUSE file system (Tests/PowerCutFS: libfuse3; fusermount3)
   faketime   # tests only: the clock-jump tests restart the kiosk under `faketime -f` (a day behind, a year ahead)

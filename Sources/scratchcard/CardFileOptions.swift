@@ -56,7 +56,7 @@ let makeFromUsage = """
     as its prize under the built-in silver foil, named after it beside it (photo.jpg
     gives photo.scratchcard; an existing file is never replaced: photo-2.scratchcard,
     photo-3.scratchcard, ...). When the picture's folder cannot be written, the card
-    goes into the documents folder (xdg-user-dir DOCUMENTS), else the home folder.
+    goes into the documents folder (XDG_DOCUMENTS_DIR in user-dirs.dirs), else home.
     Prints the card file's path, then opens it in the window. A file manager's "Open
     with" > "Make a scratch card" runs it.
 

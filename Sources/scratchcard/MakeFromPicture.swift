@@ -32,7 +32,7 @@ func makeFromPicture(_ picture: String, open: Bool) throws(ExitError) {
 /// Where a picture's card file goes, and under which name.
 enum PictureCard {
     /// The picture's own folder when it can be written; else the user's documents folder
-    /// (`xdg-user-dir DOCUMENTS`, run without a shell), else the home folder.
+    /// (`XDG_DOCUMENTS_DIR` in user-dirs.dirs, as `xdg-user-dir DOCUMENTS` says), else the home folder.
     static func folder(for picture: String, environment: [String: String]) -> String {
         let parts = picture.split(separator: "/", omittingEmptySubsequences: false)
         let beside = parts.count > 1 ? parts.dropLast().joined(separator: "/") : "."
@@ -43,49 +43,37 @@ enum PictureCard {
         return home
     }
 
-    /// What `xdg-user-dir DOCUMENTS` says (it reads the user's user-dirs.dirs), or nil
-    /// when it is not installed, fails, or names no folder.
+    /// The documents folder the user's `user-dirs.dirs` names (`XDG_DOCUMENTS_DIR`, in
+    /// `$XDG_CONFIG_HOME` or `~/.config`), as `xdg-user-dir DOCUMENTS` reads it; nil when
+    /// the file is missing, names none, or names no folder. Read here rather than by
+    /// running `xdg-user-dir`, a shell script: nothing the program does runs a shell.
     static func documentsFolder(environment: [String: String]) -> String? {
-        guard let output = runForOutput("/usr/bin/xdg-user-dir", ["DOCUMENTS"], environment: environment),
-              let path = String(validating: output, as: UTF8.self)?.split(separator: "\n").first.map(String.init),
-              path.hasPrefix("/") else { return nil }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        guard case .success(let bytes) = FileBytes.read(path: configHome + "/user-dirs.dirs", limit: 65_536),
+              let text = String(validating: bytes, as: UTF8.self),
+              let path = userDirectory("XDG_DOCUMENTS_DIR", in: text, home: home) else { return nil }
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? path : nil
     }
 
-    /// Runs `program` (no shell: posix_spawn) with `arguments`, stdin and stderr ours
-    /// (a sandbox may have no /dev/null to open); its stdout (at most 64 KiB) when it
-    /// exits 0, else nil.
-    static func runForOutput(_ program: String, _ arguments: [String], environment: [String: String]) -> [UInt8]? {
-        guard access(program, X_OK) == 0 else { return nil }
-        var pipeEnds: [Int32] = [-1, -1]
-        guard pipe(&pipeEnds) == 0 else { return nil }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, pipeEnds[1], 1)
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[0])
-        posix_spawn_file_actions_addclose(&actions, pipeEnds[1])
-        let argv = ([program] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for p in argv + envp { free(p) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, program, &actions, nil, argv, envp)
-        close(pipeEnds[1])
-        defer { close(pipeEnds[0]) }
-        guard spawned == 0 else { return nil }
-        var output: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while output.count < 65_536 {
-            let n = chunk.withUnsafeMutableBytes { read(pipeEnds[0], $0.baseAddress!, 4096) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            output += chunk[..<n]
+    /// `name`'s folder in a user-dirs.dirs text: the last `NAME="$HOME/..."` or
+    /// `NAME="/..."` line (the only forms the format allows); nil for anything else.
+    static func userDirectory(_ name: String, in text: String, home: String) -> String? {
+        var found: String?
+        for raw in text.split(separator: "\n") {
+            let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            let start = raw.drop(while: isBlank)
+            guard let last = start.lastIndex(where: { !isBlank($0) }) else { continue }
+            let line = start[...last]
+            guard line.hasPrefix(name + "=\""), line.hasSuffix("\""), line.count >= name.count + 3 else { continue }
+            let value = String(line.dropFirst(name.count + 2).dropLast())
+            guard !value.contains(where: { $0 == "\"" || $0 == "\\" }) else { continue }
+            if value == "$HOME" || value == "$HOME/" { found = home }
+            else if value.hasPrefix("$HOME/") { found = home + value.dropFirst(5) }
+            else if value.hasPrefix("/") { found = value }
         }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        // Exited (the low 7 bits 0) with status 0.
-        return status & 0x7F == 0 && (status >> 8) & 0xFF == 0 ? output : nil
+        return found
     }
 
     /// `stem.scratchcard` in `folder`, or the first of `stem-2`, `stem-3`, ... that no

@@ -4,6 +4,7 @@ import Testing
 import ScratchCore
 import ScratchImage
 import XvfbSupport
+@testable import scratchcard
 
 /// `scratchcard make-from PICTURE` (the file manager's "Make a scratch card"): the card
 /// file's name beside the picture, the documents folder when that folder is read-only
@@ -63,7 +64,7 @@ import XvfbSupport
         let readOnly = ["/usr/bin/bwrap", "--bind", "/", "/", "--ro-bind", pictures.path, pictures.path]
         let environment = privateEnvironment(home: home)
 
-        // No user-dirs.dirs: xdg-user-dir says the home folder.
+        // No user-dirs.dirs: no documents folder is named, so the home folder.
         let toHome = try makeFrom(photo, environment: environment, launcher: readOnly)
         #expect(toHome.status == 0, "\(toHome.err)")
         #expect(toHome.out == home.appendingPathComponent("photo.jpg.scratchcard").path + "\n", "\(toHome.out)")
@@ -78,6 +79,22 @@ import XvfbSupport
         #expect(toDocuments.out == card + "\n", "\(toDocuments.out)")
         #expect(FileManager.default.fileExists(atPath: card))
         #expect(try FileManager.default.contentsOfDirectory(atPath: pictures.path) == ["photo.jpg.png"])
+    }
+
+    /// user-dirs.dirs as xdg-user-dir reads it: `$HOME/...` or an absolute path in quotes,
+    /// the last line wins; anything else names no folder.
+    @Test func theDocumentsLineOfUserDirs() {
+        let read = { (text: String) in PictureCard.userDirectory("XDG_DOCUMENTS_DIR", in: text, home: "/home/ann") }
+        #expect(read("# comment\nXDG_DOCUMENTS_DIR=\"$HOME/Papers\"\n") == "/home/ann/Papers")
+        #expect(read("  XDG_DOCUMENTS_DIR=\"/srv/docs\"\t\n") == "/srv/docs")
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/\"") == "/home/ann")
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/A\"\nXDG_DOCUMENTS_DIR=\"$HOME/B\"") == "/home/ann/B")
+        #expect(read("XDG_DESKTOP_DIR=\"$HOME/Desktop\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"relative\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$(rm -rf ~)\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/a\\\"b\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"") == nil)
+        #expect(read("") == nil)
     }
 
     @Test func theCardOpensWithThePictureAsItsPrize() throws {
