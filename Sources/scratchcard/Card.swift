@@ -168,8 +168,10 @@ struct Dealer: Sendable {
     var soldOutImage: String?
     /// With a shared pool: the cards are taken from it (Store/StoreKeeper+Pool.swift).
     var pool: PoolLedger?
-    /// Where the deck's images and sounds are read from.
-    let source: CardSource
+    /// Where the deck's images and sounds are read from. With a stock book, its cards'
+    /// come from the book's edition instead (`reading`): SIGHUP replaces the deck and
+    /// its source there, together.
+    private(set) var source: CardSource
     /// A card file's own card options (none for other decks).
     let settings: CardSettings
     /// The promotion's key, when the deck has claim cards (`--claim-key`).
@@ -195,6 +197,14 @@ struct Dealer: Sendable {
         coverText = options.coverText
         soldOutImage = options.soldOut
         if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path, source: source) }
+    }
+
+    /// This dealer, reading its deck's images and sounds from `source` (a stock book's
+    /// edition's, which may be newer than the one the dealer was made with).
+    func reading(_ source: CardSource) -> Dealer {
+        var dealer = self
+        dealer.source = source
+        return dealer
     }
 
     /// The most sound files a deck may name (each is decoded at load to check it).
@@ -313,6 +323,9 @@ struct DealtCard: Sendable {
     /// With a shared pool: "back in a moment", and when to try the pool again
     /// (monotonic seconds): it cannot be reached and the deck has no unlimited card.
     var backSoonUntil: Double? = nil
+    /// Drawn from a stock book: the number of the deck's edition it was drawn from
+    /// (StockBook.swift). A card of an edition SIGHUP has since replaced is not shown.
+    var deckEdition: Int? = nil
 }
 
 /// What a card's reveal plays: the built-in chime, or a clip of its own (a deck card's

@@ -107,6 +107,51 @@ struct PoolAppTests {
         #expect(try server.sql("SELECT dealt FROM stock WHERE card = 'bike'") == "1")
     }
 
+    @Test("SIGHUP with a pool after the card file is replaced: the card taken ahead from the old file is given back (void in the pool), the new file's card is shown")
+    func cardFileReloadedWithAPool() throws {
+        let server = try PostgresServer()
+        defer { server.stop() }
+        let folder = try App.scratchFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cards.scratchcard").path
+        try StoreAppTests.makeCardFile(prize: Self.bikeColour, named: "a.png", out: file, extra: ["--reveal-at", "30"])
+        let next = folder.appendingPathComponent("next.scratchcard").path
+        try StoreAppTests.makeCardFile(prize: Self.thanksColour, named: "b.png", out: next)
+        let initialized = try runCommand(["pool", "init", "--pool", server.conninfo, "--deck", file], environment: server.environment)
+        #expect(initialized.status == 0, "\(initialized.err)")
+        let xvfb = try Xvfb(width: Self.size.width, height: Self.size.height)
+        defer { xvfb.stop() }
+        var environment = xvfb.environment
+        environment["PGPASSFILE"] = server.passFile
+        let app = try RunningApp(StoreAppTests.cardFileKiosk(file, folder: folder, idleReset: 5) + ["--pool", server.conninfo, "--kiosk-id", "k"],
+                                 environment: environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try xvfb.scratchcardWindow()
+        #expect(waitUntil(timeout: 20) { app.cardShown?.card == "a" && app.cardShown?.deal != nil }, "\(app.standardError)")
+        let first = try StoreAppTests.scratchUntilRevealed(app, server: xvfb, window: window, revealsBefore: 0)
+        #expect(first[80, 60] == Self.bikeColour, "\(first[80, 60])")
+        // Revealed: the next card is taken from the pool and made ahead, from A's file.
+        #expect(waitUntil { (try? server.sql("SELECT count(*) FROM deals WHERE kiosk = 'k'")) == "2" }, "the card taken ahead")
+
+        try StoreAppTests.replaceAtomically(file, with: try Data(contentsOf: URL(fileURLWithPath: next)))
+        kill(app.pid, SIGHUP)
+        #expect(waitUntil { app.standardError.contains("SIGHUP: reloaded the deck") }, "\(app.standardError)")
+        #expect(waitUntil(timeout: 12) { app.eventNames.contains("new-card") }, "\(app.eventNames) \(app.standardError)")
+        #expect(app.cardShown?.card == "b", "\(app.eventNames)")
+        let second = try StoreAppTests.scratchUntilRevealed(app, server: xvfb, window: window, revealsBefore: 1)
+        #expect(second[80, 60] == Self.thanksColour, "B's prize, read from the new file: \(second[80, 60])")
+        #expect(waitUntil { (try? server.sql("SELECT count(*) FROM deals WHERE kiosk = 'k'")) == "4" }, "B's next card taken ahead")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        let deals = try server.sql("""
+            SELECT d.card || ':' || coalesce(o.outcome, '-') FROM deals d LEFT JOIN outcomes o ON o.deal = d.deal
+            WHERE d.kiosk = 'k' ORDER BY d.card, o.outcome
+            """)
+        // A's shown and revealed, A's taken ahead and given back, B's revealed, and the
+        // card taken ahead from B's file when the kiosk ended (open; the next start voids it).
+        #expect(deals.split(separator: "\n") == ["a:revealed", "a:void", "b:revealed", "b:-"], "\(deals)")
+    }
+
     func run(killing: Bool) throws {
         let server = try PostgresServer()
         defer { server.stop() }

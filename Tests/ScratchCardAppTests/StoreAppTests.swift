@@ -1,8 +1,10 @@
+import CardFileSupport
 import CardRules
 import Foundation
 @preconcurrency import Glibc
 import Testing
 import ScratchCore
+import ScratchImage
 import ScratchStore
 import XvfbSupport
 
@@ -387,5 +389,140 @@ import XvfbSupport
         // No store there: a clear error, exit 2.
         let missing = try runCommand(["stock", "--store", deck.folder.appendingPathComponent("nope.db").path])
         #expect(missing.status == 2 && missing.err.contains("nope.db: no store there"), "\(missing.err)")
+    }
+}
+
+// MARK: SIGHUP with a card file
+
+/// A kiosk dealing from a card file (`--deck FILE.scratchcard`): SIGHUP reads the file
+/// again whole, and the next cards are drawn from the new deck and read from the new
+/// file; a replacement that does not load (or whose sound does not decode) leaves the
+/// old deck dealing from the old file, which the kiosk holds in memory.
+extension StoreAppTests {
+    static let grey = RGBA(r: 150, g: 150, b: 160)
+
+    /// `scratchcard make`: a card file at `out` with one card, a grey cover and a prize of
+    /// `colour` (the screen's size, so no scaling) under the entry `prizeName`.
+    static func makeCardFile(prize colour: RGBA, named prizeName: String, out: String, extra: [String] = []) throws {
+        let images = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: images) }
+        let cover = try App.solidPNG(grey, size: size, in: images, name: "cover.png")
+        let prize = try App.solidPNG(colour, size: size, in: images, name: prizeName)
+        try CardFileAppTests.make(["--cover", cover, "--prize", prize] + extra, out: out)
+    }
+
+    /// The kiosk on the card file, with the store beside it: reveal-resets after `idleReset`.
+    static func cardFileKiosk(_ file: String, folder: URL, idleReset: Double) -> [String] {
+        ["--kiosk", "--scale", "1", "--deck", file, "--store", folder.appendingPathComponent("kiosk.db").path, "--events",
+         "--brush", "30", "--idle-reset", "\(idleReset)", "--abandon-reset", "60"]
+    }
+
+    /// `bytes` put in place of `file` as an operator should: written beside it, renamed over it.
+    static func replaceAtomically(_ file: String, with bytes: Data) throws {
+        let temporary = file + ".new"
+        try bytes.write(to: URL(fileURLWithPath: temporary))
+        #expect(rename(temporary, file) == 0)
+    }
+
+    /// Scratches a band across the middle (half the card, past a reveal-at of 30) and
+    /// waits for the reveal; the whole prize then shows. Returns what the window shows.
+    static func scratchUntilRevealed(_ app: RunningApp, server: Xvfb, window: UInt, revealsBefore: Int) throws -> RGBAImage {
+        try server.drag(window: window, from: (0, 60), through: [(40, 60), (80, 60), (120, 60), (159, 60)])
+        #expect(waitUntil { app.eventNames.filter { $0 == "revealed" }.count == revealsBefore + 1 }, "\(app.eventNames) \(app.standardError)")
+        return try server.waitForPixels(window: window) { $0[80, 60] != grey && $0[80, 5] == $0[80, 60] && $0[5, 115] == $0[80, 60] }
+    }
+
+    @Test("SIGHUP after the card file is replaced: the next card is the new file's, its prize read from the new file (a new entry, or the same entry changed)",
+          arguments: ["b.png", "a.png"])
+    func cardFileReloaded(newPrizeEntry: String) throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cards.scratchcard").path
+        try Self.makeCardFile(prize: Self.red, named: "a.png", out: file, extra: ["--reveal-at", "30"])
+        let next = folder.appendingPathComponent("next.scratchcard").path
+        // The new file's own reveal-at is not applied by a reload: its card reveals at 30 as well.
+        try Self.makeCardFile(prize: Self.blue, named: newPrizeEntry, out: next, extra: ["--reveal-at", "100"])
+        let newID = String(newPrizeEntry.dropLast(4))
+
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let app = try RunningApp(Self.cardFileKiosk(file, folder: folder, idleReset: 5), environment: server.environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.cardShown?.card == "a" }, "\(app.eventNames) \(app.standardError)")
+        #expect(try server.waitForPixels(window: window) { $0[80, 60] == Self.grey }[80, 60] == Self.grey, "A's cover")
+        let first = try Self.scratchUntilRevealed(app, server: server, window: window, revealsBefore: 0)
+        #expect(first[80, 60] == Self.red && first[80, 5] == Self.red, "A's prize: \(first[80, 60])")
+        // Revealed: the kiosk makes its next card ahead from A's file meanwhile.
+        usleep(1_000_000)
+
+        try Self.replaceAtomically(file, with: try Data(contentsOf: URL(fileURLWithPath: next)))
+        kill(app.pid, SIGHUP)
+        #expect(waitUntil { app.standardError.contains("SIGHUP: reloaded the deck \(file) (1 cards)") }, "\(app.standardError)")
+        #expect(app.standardError.contains("they take effect at the next start"), "\(app.standardError)")
+        // The idle reset: the card made ahead from A's file is not shown; B's card is.
+        #expect(waitUntil(timeout: 12) { app.eventNames.contains("new-card") }, "\(app.eventNames) \(app.standardError)")
+        #expect(app.cardShown?.card == newID, "\(app.eventNames)")
+        #expect(try server.waitForPixels(window: window) { $0[80, 60] == Self.grey }[80, 60] == Self.grey, "B's cover")
+        let second = try Self.scratchUntilRevealed(app, server: server, window: window, revealsBefore: 1)
+        #expect(second[80, 60] == Self.blue && second[80, 5] == Self.blue && second[5, 115] == Self.blue,
+                "B's prize, read from the new file: \(second[80, 60])")
+        #expect(!app.standardError.contains("cannot deal"), "\(app.standardError)")
+        #expect(app.process.isRunning)
+        // Two deals recorded: the card made ahead from A's file was never dealt.
+        let counts = try KioskStore(path: folder.appendingPathComponent("kiosk.db").path, access: .read).dealtCounts()
+        #expect(counts == (newID == "a" ? ["a": 2] : ["a": 1, "b": 1]), "\(counts)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0, "\(app.standardError)")
+    }
+
+    /// Replacements a reload must refuse: a name, the file's bytes, what the message names.
+    static func brokenReplacements(folder: URL) throws -> [(name: String, bytes: Data, mentions: String)] {
+        let good = folder.appendingPathComponent("good.scratchcard").path
+        try makeCardFile(prize: blue, named: "b.png", out: good)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: good))
+        let png = try PNGFile.encode(RGBAImage(size: size, filledWith: blue))
+        let cover = try PNGFile.encode(RGBAImage(size: size, filledWith: grey))
+        let badSound = RawZip.card(json: #"{"cards": [{"id": "b", "prize": "b.png", "cover": "cover.png", "sound": "fanfare.wav"}]}"#,
+                                   files: [RawZip.Entry("b.png", png), RawZip.Entry("cover.png", cover),
+                                           RawZip.Entry("fanfare.wav", Array("RIFF\u{4}\0\0\0WAVEjunk".utf8))])
+        let claim = RawZip.card(json: #"{"cards": [{"id": "b", "prize": "b.png", "cover": "cover.png", "claim": true}]}"#,
+                                files: [RawZip.Entry("b.png", png), RawZip.Entry("cover.png", cover)])
+        return [("not a card file", Data("just some text\n".utf8), "cards.scratchcard"),
+                ("cut short", whole.prefix(whole.count / 2), "cards.scratchcard"),
+                ("a sound that does not decode", Data(badSound.bytes), "fanfare.wav"),
+                ("a claim card, and no --claim-key", Data(claim.bytes), "--claim-key")]
+    }
+
+    @Test("SIGHUP with a broken replacement (not a card file, cut short, a bad sound, a claim card without a key): the old deck goes on dealing from the old file",
+          arguments: 0..<4)
+    func cardFileReloadRefused(broken: Int) throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("cards.scratchcard").path
+        try Self.makeCardFile(prize: Self.red, named: "a.png", out: file, extra: ["--reveal-at", "30"])
+        let replacement = try Self.brokenReplacements(folder: folder)[broken]
+
+        let server = try Xvfb(width: Self.size.width, height: Self.size.height); defer { server.stop() }
+        let app = try RunningApp(Self.cardFileKiosk(file, folder: folder, idleReset: 1.5), environment: server.environment)
+        defer { kill(app.pid, SIGKILL) }
+        let window = try server.scratchcardWindow()
+        #expect(waitUntil { app.cardShown?.card == "a" }, "\(app.eventNames) \(app.standardError)")
+
+        try Self.replaceAtomically(file, with: replacement.bytes)
+        kill(app.pid, SIGHUP)
+        #expect(waitUntil { app.standardError.contains("SIGHUP: the deck did not reload") }, "\(replacement.name): \(app.standardError)")
+        let said = app.standardError.split(separator: "\n").first { $0.contains("did not reload") } ?? ""
+        #expect(said.contains(replacement.mentions), "\(replacement.name): \(said)")
+        #expect(app.process.isRunning, "a failed reload does not end the kiosk")
+
+        // A's card, revealed; the reset deals again from A's deck, read from the old file
+        // held in memory (the one on disk is broken).
+        let first = try Self.scratchUntilRevealed(app, server: server, window: window, revealsBefore: 0)
+        #expect(first[80, 60] == Self.red, "\(first[80, 60])")
+        #expect(waitUntil { app.eventNames.contains("new-card") }, "\(app.eventNames) \(app.standardError)")
+        #expect(app.cardShown?.card == "a", "\(app.eventNames)")
+        #expect(try server.waitForPixels(window: window) { $0[80, 60] == Self.grey }[80, 60] == Self.grey, "A's cover again")
+        let second = try Self.scratchUntilRevealed(app, server: server, window: window, revealsBefore: 1)
+        #expect(second[80, 60] == Self.red && second[80, 5] == Self.red, "A's prize from the old file: \(second[80, 60])")
+        #expect(!app.standardError.contains("cannot deal"), "\(app.standardError)")
+        kill(app.pid, SIGTERM)
+        #expect(app.wait() == 0, "\(app.standardError)")
     }
 }

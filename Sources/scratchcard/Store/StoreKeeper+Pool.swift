@@ -101,16 +101,19 @@ extension Dealer {
     /// sold-out card, or "back in a moment" when the pool is out of reach and the deck
     /// has no unlimited card.
     func deal(fromPool pool: PoolLedger, book: StockBook) throws(ImageError) -> DealtCard {
+        // The deck and its source as one (a SIGHUP meanwhile does not mix them).
+        let edition = book.edition
         let take: PoolLedger.Take
-        do { take = try pool.take(from: book.deck, shownAt: Date().timeIntervalSince1970) } catch {
+        do { take = try pool.take(from: edition.deck, shownAt: Date().timeIntervalSince1970) } catch {
             throw ImageError(path: error.path, problem: error.message)
         }
         switch take {
         case .taken(let taken):
             do {
                 // Made as deal() makes a drawn card: its images or text, its sound.
-                var card = try dealt(taken.card, deal: taken.deal)
+                var card = try reading(edition.source).dealt(taken.card, deal: taken.deal)
                 card.poolTake = taken
+                card.deckEdition = edition.number
                 return card
             } catch {
                 pool.release(taken)

@@ -53,7 +53,9 @@ final class StoreKeeper {
     /// The store the options ask for (kiosk mode: always; desktop: with `--store`),
     /// opened for the kiosk. A damaged store is moved aside and a new one started (on
     /// stderr and in `--log`); a newer, locked, unwritable one ends the program, exit 2.
-    static func open(options: WindowOptions, deck: Deck?, outcomeLog: OutcomeLog?, claims: ClaimMaker?) throws(ExitError) -> StoreKeeper? {
+    /// `deck` and `source`: the deck the stock is drawn from, and where its files are read.
+    static func open(options: WindowOptions, deck: Deck?, source: CardSource, outcomeLog: OutcomeLog?,
+                     claims: ClaimMaker?) throws(ExitError) -> StoreKeeper? {
         guard let path = options.store ?? (options.kiosk || options.pool != nil ? KioskStore.defaultPath(environment: ProcessInfo.processInfo.environment) : nil) else {
             return nil
         }
@@ -61,7 +63,7 @@ final class StoreKeeper {
         do {
             store = try openMovingAside(path, outcomeLog: outcomeLog)
             if options.verbose { log("store: \(path)") }
-            let book = try deck.map { deck throws(StoreError) in StockBook(deck: deck, dealt: try store.dealtCounts()) }
+            let book = try deck.map { deck throws(StoreError) in StockBook(deck: deck, source: source, dealt: try store.dealtCounts()) }
             store.claimIssuer = claims?.issuer
             let keeper = StoreKeeper(store: store, book: book, defaultCover: options.cover)
             keeper.pool = try openPool(options: options, writer: keeper.store, claims: claims)

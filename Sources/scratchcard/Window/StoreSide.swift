@@ -15,14 +15,21 @@ import CardRules
 final class StoreSide {
     private let keeper: StoreKeeper?
     private let outcomeLog: OutcomeLog?
+    /// The card file's own card options read at start (SIGHUP leaves them: `reloadDeck`).
+    private let cardSettings: CardSettings
+    /// True when claim cards can be dealt (`--claim-key` was given).
+    private let makesClaims: Bool
 
-    /// Opens `--log` and the store the options ask for (StoreKeeper.open); bad ones end
-    /// the program, exit 2.
-    init(options: WindowOptions, deck: Deck?, claims: ClaimMaker?) throws(ExitError) {
+    /// Opens `--log` and the store the options ask for (StoreKeeper.open), its stock
+    /// drawn from the dealer's deck; bad ones end the program, exit 2.
+    init(options: WindowOptions, dealer: Dealer) throws(ExitError) {
         do { outcomeLog = try options.log.map { path throws(OutcomeLogError) in try OutcomeLog(path: path) } } catch {
             throw ExitError(code: 2, message: "\(error)")
         }
-        keeper = try StoreKeeper.open(options: options, deck: deck, outcomeLog: outcomeLog, claims: claims)
+        cardSettings = dealer.settings
+        makesClaims = dealer.claims != nil
+        keeper = try StoreKeeper.open(options: options, deck: dealer.deck, source: dealer.source, outcomeLog: outcomeLog,
+                                      claims: dealer.claims)
     }
 
     // MARK: The first card
@@ -111,6 +118,13 @@ final class StoreSide {
             appendToLog(record)
             return .show(announcingSoldOut: false, retryDealAt: nil)
         }
+        // Drawn from a deck SIGHUP has since replaced (made ahead, or on its way during
+        // the reload): its images came from the old file. Nothing changes; a card of the
+        // new deck is dealt in its place (a pool's take is given back).
+        if let edition = made.card.deckEdition, let book = keeper.book, edition != book.edition.number {
+            if let taken = made.card.poolTake { keeper.pool?.release(taken) }
+            return .dealAgain
+        }
         if let pool = keeper.pool { return takeFromPool(made, ending: record, onShow: onShow, now: now, keeper: keeper, pool: pool) }
         let ending = keeper.deal.map { ($0, record) }
         keeper.dropBatch()
@@ -197,24 +211,44 @@ final class StoreSide {
         do { try outcomeLog.append(record) } catch { log("\(error)") }
     }
 
-    /// SIGHUP with a store: the deck (`path`) is read again and the counts with it. True
-    /// when a kiosk showing the sold-out card should deal at once (the deck gained
-    /// stock). A deck that does not load leaves the old one dealing.
-    func reloadDeck(_ path: String?) -> Bool {
+    /// SIGHUP with a store: the deck (`path`; a card file when `asCardFile` or as told
+    /// by `LoadedDeck`) is read again whole and checked as at start (its sounds decoded,
+    /// its claim cards need `--claim-key`), then it and where its files are read (a card
+    /// file's entries as they are now) replace the old ones in the stock book at once,
+    /// with the counts: from then on every card is drawn from the new deck and read from
+    /// the new file, and a card drawn before is not shown (`take`). A deck that does not
+    /// load or check leaves the old deck and the old file dealing. True when a kiosk
+    /// showing the sold-out card should deal at once (the deck gained stock).
+    ///
+    /// A card file's own card options (reveal-at, brush, celebrate) are not applied: the
+    /// window keeps those it started with, as it keeps every option of the command line
+    /// and the configuration file (SIGHUP reloads the deck, not the options) and as it
+    /// does for a dropped card file. The brush sizes the canvases already made, the
+    /// scratch sound and the strokes the store keeps; a threshold changed under a card
+    /// in play would change its rules. Options take effect at the next start, and a line
+    /// says so when the reloaded file's differ from those read at start.
+    func reloadDeck(_ path: String?, asCardFile: Bool) -> Bool {
         guard let keeper, let book = keeper.book, let path else {
             log("SIGHUP: no deck to reload")
             return false
         }
+        let loaded: LoadedDeck
         do {
-            // A card file is read again whole (its entries as they are now are those the
-            // dealer reads: see the report's note on SIGHUP with card files).
-            let deck = try LoadedDeck.load(path: path).deck
-            book.replace(deck: deck, dealt: try keeper.store.dealtCounts())
-            log("SIGHUP: reloaded the deck \(path) (\(deck.cards.count) cards)")
+            loaded = try LoadedDeck.load(path: path, asCardFile: asCardFile)
+            try Dealer.checkSounds(of: loaded.deck, path: path, source: loaded.source)
+            if !makesClaims, let card = loaded.deck.cards.first(where: \.claim) {
+                throw DeckError(path: path, message: "the card \"\(card.id)\" is a claim (\"claim\": true), and the kiosk started without --claim-key")
+            }
+            book.reload(deck: loaded.deck, source: loaded.source, dealt: try keeper.store.dealtCounts())
         } catch {
             log("SIGHUP: the deck did not reload, the old one goes on dealing: \(error)")
             return false
         }
+        log("SIGHUP: reloaded the deck \(path) (\(loaded.deck.cards.count) cards)")
+        if loaded.settings != cardSettings {
+            log("SIGHUP: \(path) sets other card options (reveal-at, brush, celebrate) than at start: they take effect at the next start")
+        }
+        Dealer(deck: loaded.deck, source: loaded.source).lookUpFonts(deckPath: path)
         guard keeper.showsSoldOut, book.canDeal else { return false }
         keeper.noteRestocked()
         return true

@@ -58,7 +58,7 @@ final class WindowApp {
         let options = options.applying(dealer.settings)
         self.options = options
         dealer.claims = try ClaimMaker.load(options: options, deck: dealer.deck)
-        let store = try StoreSide(options: options, deck: dealer.deck, claims: dealer.claims)
+        let store = try StoreSide(options: options, dealer: dealer)
         self.store = store
         store.supply(&dealer)
         dealer.lookUpFonts(deckPath: options.deck)
@@ -118,7 +118,7 @@ final class WindowApp {
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
                 if signal == SIGHUP, store.keepsStore {
-                    if store.reloadDeck(options.deck) {
+                    if store.reloadDeck(options.deck, asCardFile: options.openCardFile) {
                         dealing.dropSpare()     // a sold-out card made before the reload
                         dealNewCard()
                     }
