@@ -59,9 +59,8 @@ func check(_ bytes: [UInt8]) {
     precondition(Set(deck.cards.map(\.id)).count == deck.cards.count, "duplicate ids")
     var decoded = 0
     for deckCard in deck.cards {
-        var files = [deckCard.prize, deckCard.cover].compactMap { $0 }
-        if case .file(let sound) = deckCard.sound { files.append(sound) }
-        for file in files {
+        // Every file it names: prize, cover, sound, zone symbols and decoys.
+        for file in deckCard.files.map(\.file) {
             let entry = card.entries.entryName(of: file)
             precondition(entry.map(card.container.contains) == true, "a deck file outside the container: \(file)")
             // The entries behind it: read (bounded by what is there), a few decoded as images.

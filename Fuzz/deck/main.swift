@@ -1,4 +1,5 @@
-// libFuzzer target: deck files (Deck.parse(bytes:path:)). Image paths resolve against
+// libFuzzer target: deck files (Deck.parse(bytes:path:)), and every deck accepted written
+// back (Deck.json) and read again as the same deck. Image paths resolve against
 // the folder that scripts/fuzz.sh prepares (FUZZ_DECK_DIR, default /tmp/scratchcard-fuzz-deck)
 // holding a.png, b.png and cover.png, so entries can be valid and reach the later checks.
 import Foundation
@@ -41,6 +42,19 @@ public func fuzzDeck(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
         var rng = SplitMix64(seed: UInt64(size))
         for _ in 0..<4 { precondition(deck.draw(using: &rng).weight > 0, "drew a card of weight 0") }
+        // What `make` relies on: the deck writes itself back as a deck that reads the same
+        // (every key kept, numbers and words exact), with its files named as they are and,
+        // through the naming hook, by a name relative to the deck's folder.
+        let written = deck.json()
+        do {
+            let again = try Deck.parse(bytes: Data(written.utf8), path: deckPath)
+            precondition(again == deck, "the deck written back reads differently:\n\(written)")
+        } catch {
+            preconditionFailure("the deck written back is refused: \(error)\n\(written)")
+        }
+        let folder = deckPath.dropLast("deck.json".count)
+        let relative = deck.json { (file, _) throws(Never) in file.hasPrefix(folder) ? String(file.dropFirst(folder.count)) : file }
+        precondition((try? Deck.parse(bytes: Data(relative.utf8), path: deckPath)) == deck, "relative names read differently:\n\(relative)")
     } catch {
         precondition(error.path == deckPath && !error.message.isEmpty)
     }

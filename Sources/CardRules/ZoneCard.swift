@@ -157,14 +157,7 @@ public struct ZoneCard: Equatable, Sendable {
         case .string("ellipse")?: shape = .ellipse
         case let other?: throw fail("grid.shape must be \"rectangle\" or \"ellipse\", not \(other.quoted)")
         }
-        var zones: [ZoneOutline] = []
-        for r in 0..<rows {
-            for c in 0..<columns {
-                zones.append(ZoneOutline(x: x + Double(c) * (cellW + gap), y: y + Double(r) * (cellH + gap),
-                                         width: cellW, height: cellH, shape: shape))
-            }
-        }
-        return zones
+        return ZoneGrid(x: x, y: y, width: w, height: h, columns: columns, rows: rows, gap: gap, shape: shape).zones
     }
 
     static func symbolList(_ value: JSONValue?, key: String, files: any DeckFiles,
@@ -199,6 +192,70 @@ public struct ZoneCard: Equatable, Sendable {
             }
         }
         return out
+    }
+}
+
+/// A deck entry's `grid`, as given: `columns` x `rows` cells of one size in a box of
+/// `width` x `height` at (`x`, `y`), `gap` apart. The parser turns it into zones; the
+/// writer finds it again in zones (`init?(matching:)`) to write the grid back.
+struct ZoneGrid: Equatable {
+    var x, y, width, height: Double
+    var columns, rows: Int
+    var gap: Double
+    var shape: ZoneOutline.Shape
+
+    init(x: Double, y: Double, width: Double, height: Double, columns: Int, rows: Int, gap: Double, shape: ZoneOutline.Shape) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+        self.columns = columns
+        self.rows = rows
+        self.gap = gap
+        self.shape = shape
+    }
+
+    /// The cells row by row from the top left: the zones a `grid` entry gives.
+    var zones: [ZoneOutline] {
+        let cellW = (width - Double(columns - 1) * gap) / Double(columns)
+        let cellH = (height - Double(rows - 1) * gap) / Double(rows)
+        var zones: [ZoneOutline] = []
+        for r in 0..<rows {
+            for c in 0..<columns {
+                zones.append(ZoneOutline(x: x + Double(c) * (cellW + gap), y: y + Double(r) * (cellH + gap),
+                                         width: cellW, height: cellH, shape: shape))
+            }
+        }
+        return zones
+    }
+
+    /// The grid that gives exactly these zones, when one is found; nil for zones that are
+    /// not a grid's (or are one only up to rounding: then the zones are written as they are).
+    init?(matching zones: [ZoneOutline]) {
+        guard let first = zones.first, zones.count <= ZoneCard.maximumZones else { return nil }
+        let columns = zones.prefix { $0.y == first.y }.count
+        guard zones.count % columns == 0 else { return nil }
+        let rows = zones.count / columns
+        let last = zones[zones.count - 1]
+        // The gap between two cells, and the box from the first cell's corner to the last
+        // one's, are each computed by subtraction, which may be off in the last digit from
+        // what the deck said: try them as computed and rounded to a thousandth.
+        func candidates(_ value: Double) -> [Double] {
+            let rounded = (value * 1000).rounded() / 1000
+            return rounded == value ? [value] : [value, rounded]
+        }
+        let gaps = columns > 1 ? zones[1].x - (first.x + first.width)
+            : rows > 1 ? zones[columns].y - (first.y + first.height) : 0
+        for gap in candidates(gaps) where gap >= 0 {
+            for width in candidates(last.x + last.width - first.x) {
+                for height in candidates(last.y + last.height - first.y) {
+                    let grid = ZoneGrid(x: first.x, y: first.y, width: width, height: height,
+                                        columns: columns, rows: rows, gap: gap, shape: first.shape)
+                    if grid.zones == zones { self = grid; return }
+                }
+            }
+        }
+        return nil
     }
 }
 

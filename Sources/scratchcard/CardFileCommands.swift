@@ -49,11 +49,11 @@ func makeCardFile(_ options: MakeOptions) throws(ExitError) {
     // What the window would check when it deals: every image and sound decodes.
     var checked = Set<String>()
     for card in deck.cards {
-        for file in [card.prize, card.cover].compactMap({ $0 }) where checked.insert(file).inserted {
-            do { _ = try source.image(file) } catch { throw bad(error) }
-        }
-        if case .file(let file) = card.sound, checked.insert(file).inserted {
-            do { _ = try source.sound(file) } catch { throw bad(error) }
+        for (file, kind) in card.files where checked.insert(file).inserted {
+            switch kind {
+            case .image: do { _ = try source.image(file) } catch { throw bad(error) }
+            case .sound: do { _ = try source.sound(file) } catch { throw bad(error) }
+            }
         }
     }
     let bytes: [UInt8]
@@ -86,8 +86,8 @@ func printInfo(path: String, showPrizes: Bool) throws(ExitError) {
         if prompts.count == 1, let prompt = first.coverText { print("cover text: \(JSONText.quoted(prompt))") }
     }
     let settings = card.settings
-    if let reveal = settings.revealAtPercent { print("reveal at: \(CardFileWriter.number(reveal))%") }
-    if let brush = settings.brushPoints { print("brush: \(CardFileWriter.number(brush)) pt") }
+    if let reveal = settings.revealAtPercent { print("reveal at: \(JSONText.number(reveal))%") }
+    if let brush = settings.brushPoints { print("brush: \(JSONText.number(brush)) pt") }
     if let celebrate = settings.celebrate { print("celebrate: \(celebrate ? "on" : "off")") }
     for (index, card) in cards.enumerated() {
         var parts = ["card \(index + 1):"]
@@ -95,8 +95,12 @@ func printInfo(path: String, showPrizes: Bool) throws(ExitError) {
         parts.append(card.cover.map { "cover \(entry($0))" } ?? "built-in foil")
         if let prompt = card.coverText { parts.append("with \(JSONText.quoted(prompt))") }
         parts[parts.count - 1] += ","
-        parts.append("weight \(CardFileWriter.number(card.weight))")
+        parts.append("weight \(JSONText.number(card.weight))")
         if let stock = card.stock { parts.append("stock \(stock)") }
+        if let zones = card.zoneCard {
+            parts[parts.count - 1] += ","
+            parts.append("\(zones.zones.count) zones" + (zones.pick.map { " (pick \($0))" } ?? ""))
+        }
         if showPrizes {
             parts[parts.count - 1] += ";"
             if let prize = card.prize { parts.append("prize \(entry(prize))") }
@@ -105,6 +109,19 @@ func printInfo(path: String, showPrizes: Bool) throws(ExitError) {
                 if let subtitle = text.subtitle { parts.append("subtitle \(JSONText.quoted(subtitle))") }
             }
             if case .file(let sound) = card.sound { parts.append("sound \(entry(sound))") }
+            if let zones = card.zoneCard {
+                func list(_ symbols: [ZoneSymbol]) -> String {
+                    "[" + symbols.map { symbol in
+                        switch symbol {
+                        case .image(let file): entry(file)
+                        case .text(let words, _): JSONText.quoted(words)
+                        }
+                    }.joined(separator: ", ") + "]"
+                }
+                parts.append("symbols \(list(zones.symbols))")
+                if !zones.decoys.isEmpty { parts.append("decoys \(list(zones.decoys))") }
+            }
+            if card.claim { parts.append("with a claim code") }
         }
         print(parts.joined(separator: " "))
     }

@@ -41,7 +41,7 @@ struct CardFileFuzzRegressionTests {
             #expect(names.first == "mimetype" && Set(names).count == names.count && names.count <= CardContainer.maximumEntries)
             #expect(names.allSatisfy { CardContainer.nameProblem(Array($0.utf8)) == nil })
             for deckCard in card.deck.cards {
-                for file in [deckCard.prize, deckCard.cover].compactMap({ $0 }) {
+                for file in deckCard.files.map(\.file) {
                     #expect(card.entries.entryName(of: file).map(card.container.contains) == true)
                 }
             }

@@ -79,6 +79,9 @@ struct FuzzRegressionTests {
                     #expect(Set(deck.cards.map(\.id)).count == deck.cards.count)
                     var rng = Constant(value: 0x8000_0000_0000_0000)
                     #expect(deck.draw(using: &rng).weight > 0)
+                    // Written back (as `make` packs it), it reads the same.
+                    let written = deck.json()
+                    #expect((try? Deck.parse(bytes: Data(written.utf8), path: deckPath)) == deck, "\(file.lastPathComponent):\n\(written)")
                 } catch let error as DeckError {
                     #expect(error.path == deckPath && !error.message.isEmpty)
                 } catch {
