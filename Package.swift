@@ -106,7 +106,7 @@ let package = Package(
                                          "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "CardThumbnail", "Claims", "QRCode", "TicketPrinter", "ServiceNotify"]),
         // The freedesktop thumbnailer file managers run, once a file: the thumbnail command
         // alone, linking only what it needs (libzip, libpng, libjpeg-turbo, libwebp: no X11,
-        // sound, SQLite, libpq, CUPS, cairo or Pango), so it loads 13 libraries, not 97.
+        // sound, SQLite, libpq, CUPS, cairo or Pango), so it loads 12 shared libraries, not 95.
         .executableTarget(name: "scratchcard-thumbnailer", dependencies: ["CardThumbnail"]),
 
         // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
@@ -175,7 +175,7 @@ let package = Package(
         .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
-        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
+        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "CardFileSupport", "ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
