@@ -139,13 +139,29 @@ import XvfbSupport
         }
     }
 
-    @Test("thumbnail: the cover at N pixels on its longer side, nothing of the prize, written in place")
-    func thumbnail() throws {
-        let card = try SolidCard(cover: Self.grey, prize: Self.gold, size: PixelSize(width: 300, height: 200)); defer { card.remove() }
+    /// A grey cover over a gold prize, made into two card files: with the cover image, and
+    /// with the built-in foil (its words "Hi") over the same prize.
+    static func thumbnailCards() throws -> (card: SolidCard, withCover: String, foil: String) {
+        let card = try SolidCard(cover: grey, prize: gold, size: PixelSize(width: 300, height: 200))
         let withCover = card.folder.appendingPathComponent("cover.scratchcard").path
         let foil = card.folder.appendingPathComponent("foil.scratchcard").path
-        try Self.make(["--cover", card.cover, "--prize", card.prize], out: withCover)
-        try Self.make(["--prize", card.prize, "--cover-text", "Hi"], out: foil)
+        try make(["--cover", card.cover, "--prize", card.prize], out: withCover)
+        try make(["--prize", card.prize, "--cover-text", "Hi"], out: foil)
+        return (card, withCover, foil)
+    }
+
+    /// How many pixels are near the gold prize's colour.
+    static func prizeColoured(_ image: RGBAImage) -> Int {
+        stride(from: 0, to: image.bytes.count, by: 4).filter {
+            abs(Int(image.bytes[$0]) - 240) < 30 && abs(Int(image.bytes[$0 + 1]) - 160) < 30 && image.bytes[$0 + 2] < 60 }.count
+    }
+
+    /// How many pixels are dark enough to be the foil's words (the foil itself is light).
+    static func dark(_ image: RGBAImage) -> Int { stride(from: 0, to: image.bytes.count, by: 4).filter { image.bytes[$0] < 90 }.count }
+
+    @Test("thumbnail: the cover at N pixels on its longer side, nothing of the prize, written in place")
+    func thumbnail() throws {
+        let (card, withCover, foil) = try Self.thumbnailCards(); defer { card.remove() }
         let out = card.folder.appendingPathComponent("thumb.png").path
         // Opened before, as tumbler does: the thumbnail must arrive through this descriptor.
         FileManager.default.createFile(atPath: out, contents: nil)
@@ -160,11 +176,8 @@ import XvfbSupport
         #expect(try runToExit(["thumbnail", "--size", "256", foil, out]).status == 0)
         let drawn = try PNGFile.read(path: out)
         #expect(drawn.size == PixelSize(width: 256, height: 160))
-        let golden = stride(from: 0, to: drawn.bytes.count, by: 4).filter {
-            abs(Int(drawn.bytes[$0]) - 240) < 30 && abs(Int(drawn.bytes[$0 + 1]) - 160) < 30 && drawn.bytes[$0 + 2] < 60 }
-        #expect(golden.isEmpty, "\(golden.count) prize-coloured pixels")
-        let dark = stride(from: 0, to: drawn.bytes.count, by: 4).filter { drawn.bytes[$0] < 90 }.count
-        #expect(dark > 50, "the foil's words are drawn (\(dark) dark pixels)")
+        #expect(Self.prizeColoured(drawn) == 0, "\(Self.prizeColoured(drawn)) prize-coloured pixels")
+        #expect(Self.dark(drawn) > 50, "the foil's words are drawn (\(Self.dark(drawn)) dark pixels)")
     }
 
     /// `scratchcard-thumbnailer` (built beside the program) with these arguments, to its end.
@@ -185,16 +198,8 @@ import XvfbSupport
 
     @Test("scratchcard-thumbnailer: the thumbnail scratchcard thumbnail writes; a foil cover from the preview make stores (never the prize), refused without one")
     func thumbnailer() throws {
-        let card = try SolidCard(cover: Self.grey, prize: Self.gold, size: PixelSize(width: 300, height: 200)); defer { card.remove() }
-        let withCover = card.folder.appendingPathComponent("cover.scratchcard").path
-        let foil = card.folder.appendingPathComponent("foil.scratchcard").path
-        try Self.make(["--cover", card.cover, "--prize", card.prize], out: withCover)
-        try Self.make(["--prize", card.prize, "--cover-text", "Hi"], out: foil)
-        func prizeColoured(_ image: RGBAImage) -> Int {
-            stride(from: 0, to: image.bytes.count, by: 4).filter {
-                abs(Int(image.bytes[$0]) - 240) < 30 && abs(Int(image.bytes[$0 + 1]) - 160) < 30 && image.bytes[$0 + 2] < 60 }.count
-        }
-        func dark(_ image: RGBAImage) -> Int { stride(from: 0, to: image.bytes.count, by: 4).filter { image.bytes[$0] < 90 }.count }
+        let (card, withCover, foil) = try Self.thumbnailCards(); defer { card.remove() }
+        let prizeColoured = Self.prizeColoured, dark = Self.dark
 
         // make stores the foil's picture, words and all, and none for a cover image.
         let opened = try CardFile.open(path: foil)
