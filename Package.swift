@@ -90,8 +90,9 @@ let package = Package(
         // Card files: the .scratchcard zip container (libzip), its checks, and its deck.
         .target(name: "CardFile", dependencies: ["CZip", "ScratchCore", "CardRules"]),
         // A card file's thumbnail (its cover, never the prize) and the thumbnail command's
-        // arguments: `scratchcard thumbnail` and `scratchcard-thumbnailer` share it.
-        .target(name: "CardThumbnail", dependencies: ["CardFile", "CardArt", "ScratchImage", "ScratchCore", "CardRules"]),
+        // arguments: `scratchcard thumbnail` and `scratchcard-thumbnailer` share it. It
+        // draws nothing (no CardArt: no cairo or Pango to load in the thumbnailer).
+        .target(name: "CardThumbnail", dependencies: ["CardFile", "ScratchImage", "ScratchCore", "CardRules"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
                 exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "mime", "thumbnailers"],
@@ -104,8 +105,8 @@ let package = Package(
                           dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
                                          "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "CardThumbnail", "Claims", "QRCode", "TicketPrinter", "ServiceNotify"]),
         // The freedesktop thumbnailer file managers run, once a file: the thumbnail command
-        // alone, linking only what it needs (no X11, sound, SQLite, libpq, CUPS, libcrypto),
-        // so it binds a third of the libraries at start.
+        // alone, linking only what it needs (libzip, libpng, libjpeg-turbo, libwebp: no X11,
+        // sound, SQLite, libpq, CUPS, cairo or Pango), so it loads 12 shared libraries, not 95.
         .executableTarget(name: "scratchcard-thumbnailer", dependencies: ["CardThumbnail"]),
 
         // MARK: Bench: measurement tools, never shipped (BENCHMARKS.md).
@@ -171,10 +172,10 @@ let package = Package(
         .executableTarget(name: "powercutfs", dependencies: ["CFuse3"], path: "Tests/PowerCutFS"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
-        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "ScratchImage", "ScratchCore", "XvfbSupport"]),
+        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "CardFileSupport", "ScratchImage", "ScratchCore", "XvfbSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -70,6 +70,11 @@ func check(_ bytes: [UInt8]) {
             decodeImage(content, name: file)
         }
     }
+    // The built-in foil's stored picture, as the thumbnailer reads it (at a reduced scale).
+    if let preview = try? card.container.bytes(of: CardFile.previewEntry, limit: 1 << 20) {
+        precondition(preview.count == card.container.size(of: CardFile.previewEntry))
+        decodeImage(preview, name: CardFile.previewEntry)
+    }
 }
 
 /// The image decoders a dealt card meets, with the pixel limit lowered to stay fast.

@@ -38,18 +38,26 @@ public final class CardContainer: Sendable {
     public let fileBytes: Int
     /// The file entries, in the container's order (`mimetype` first; folders left out).
     public let names: [String]
-    /// Each file entry's index in the archive and its size uncompressed.
-    private let entries: [String: (index: Int, size: Int)]
+    /// Each file entry's index in the archive, its size uncompressed, and whether it is stored.
+    private let entries: [String: (index: Int, size: Int, stored: Bool)]
     private let reader: Mutex<ZipReader>
 
     /// Reads the file at `path` (at most `maximumFileBytes`) and opens it.
     public static func read(path: String) throws(FileError) -> CardContainer {
-        try CardContainer(bytes: readWholeFile(path), path: path)
+        try CardContainer(readWholeFile(path), path: path)
     }
 
     /// Opens a container from its bytes; `path` names it in errors.
-    public init(bytes: [UInt8], path: String) throws(FileError) {
+    public convenience init(bytes: [UInt8], path: String) throws(FileError) {
+        guard bytes.count <= Self.maximumFileBytes else {
+            throw FileError(path: path, message: "the file is \(bytes.count) bytes; a card file may have at most \(Self.maximumFileBytes)")
+        }
+        try self.init(ZipBytes(bytes), path: path)
+    }
+
+    private init(_ file: sending ZipBytes, path: String) throws(FileError) {
         func fail(_ message: String) -> FileError { FileError(path: path, message: message) }
+        let bytes = file.bytes
         guard bytes.count <= Self.maximumFileBytes else {
             throw fail("the file is \(bytes.count) bytes; a card file may have at most \(Self.maximumFileBytes)")
         }
@@ -57,7 +65,7 @@ public final class CardContainer: Sendable {
             throw fail("not a card file (not a zip container: a card file starts with PK)")
         }
         let zip: ZipReader
-        do { zip = try ZipReader(bytes: bytes) } catch {
+        do { zip = try ZipReader(file) } catch {
             throw fail("not a readable card file (a damaged or truncated zip container: \(error.message))")
         }
         let count = zip.count
@@ -65,7 +73,7 @@ public final class CardContainer: Sendable {
             throw fail("\(count) entries; a card file may have at most \(Self.maximumEntries)")
         }
         var names: [String] = []
-        var entries: [String: (index: Int, size: Int)] = [:]
+        var entries: [String: (index: Int, size: Int, stored: Bool)] = [:]
         var seen = Set<[UInt8]>()
         var total = 0
         for index in 0..<count {
@@ -103,7 +111,7 @@ public final class CardContainer: Sendable {
             }
             let name = String(decoding: info.rawName, as: UTF8.self)
             names.append(name)
-            entries[name] = (index, Int(info.size))
+            entries[name] = (index, Int(info.size), info.method == 0)
         }
 
         // The type's signature: `mimetype` first, stored, exactly the media type.
@@ -117,7 +125,7 @@ public final class CardContainer: Sendable {
         let content: [UInt8]
         do {
             guard info.size == UInt64(expected.count) else { throw ZipProblem(message: "") }
-            content = try zip.read(0, expected: expected.count)
+            content = try zip.read(0, expected: expected.count, stored: true)
         } catch {
             throw fail("not a card file (entry \"mimetype\" does not hold \(Self.mediaType))")
         }
@@ -143,7 +151,7 @@ public final class CardContainer: Sendable {
         func fail(_ message: String) -> FileError { FileError(path: path, message: "entry \(JSONText.quoted(name)) \(message)") }
         guard let entry = entries[name] else { throw fail("is not in the card file") }
         guard entry.size <= limit else { throw fail("is \(entry.size) bytes; the limit is \(limit)") }
-        let result = reader.withLock { zip in Result { () throws(ZipProblem) in try zip.read(entry.index, expected: entry.size) } }
+        let result = reader.withLock { zip in Result { () throws(ZipProblem) in try zip.read(entry.index, expected: entry.size, stored: entry.stored) } }
         switch result {
         case .success(let bytes): return bytes
         case .failure(let problem): throw fail("cannot be read: \(problem.message)")
@@ -172,8 +180,9 @@ public final class CardContainer: Sendable {
     }
 
     /// The whole file: `open` (non-blocking: a FIFO cannot hang us), `fstat` on it, the
-    /// size checked before anything is allocated, then read to the end.
-    static func readWholeFile(_ path: String) throws(FileError) -> [UInt8] {
+    /// size checked before anything is allocated, then read to the end straight into the
+    /// memory libzip reads from.
+    static func readWholeFile(_ path: String) throws(FileError) -> ZipBytes {
         func fail(_ message: String) -> FileError { FileError(path: path, message: message) }
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else {
@@ -189,20 +198,18 @@ public final class CardContainer: Sendable {
             throw fail("the file is \(size) bytes; a card file may have at most \(maximumFileBytes)")
         }
         // One byte more than fstat said, to notice a file that grows while read.
-        var bytes = [UInt8](repeating: 0, count: size + 1)
-        var filled = 0
-        while filled < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress! + filled, raw.count - filled) }
+        let file = ZipBytes(capacity: size + 1)
+        while file.count < size + 1 {
+            let n = Glibc.read(fd, file.memory.baseAddress! + file.count, size + 1 - file.count)
             if n < 0 {
                 if errno == EINTR || errno == EAGAIN { continue }
                 throw fail("cannot read the file: \(String(cString: strerror(errno)))")
             }
             if n == 0 { break }
-            filled += n
+            file.count += n
         }
-        guard filled <= size else { throw fail("the file grew while it was read") }
-        bytes.removeLast(bytes.count - filled)
-        return bytes
+        guard file.count <= size else { throw fail("the file grew while it was read") }
+        return file
     }
 }
 

@@ -34,6 +34,21 @@ public struct CardFile: Sendable {
         return CardFile(container: container, deck: deck, settings: settings)
     }
 
+    /// The entry holding a picture of the file's cover when that cover is the built-in
+    /// foil: a JPEG of `previewSize`, drawn by `scratchcard make` (OpenDocument keeps its
+    /// picture in `Thumbnails/` too). A thumbnailer shows it without drawing text, so it
+    /// needs neither cairo nor Pango; a cover image is decoded instead and this is unused.
+    public static let previewEntry = "Thumbnails/cover.jpg"
+    /// The preview's size: the built-in card's design (640x400), large enough for a
+    /// file manager's x-large (512-pixel) thumbnails.
+    public static let previewSize = PixelSize(width: 640, height: 400)
+
+    /// The card whose cover stands for the file (thumbnails, the preview): the first
+    /// that can be dealt, else the first.
+    public static func coverCard(of deck: Deck) -> DeckCard {
+        deck.cards.first(where: { $0.weight > 0 }) ?? deck.cards[0]
+    }
+
     /// True when the file starts as a card file does (a zip's local header whose first
     /// entry is named `mimetype`): how a path given where a deck goes is told apart
     /// from a deck file or folder. Reads 38 bytes.

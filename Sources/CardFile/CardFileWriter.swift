@@ -5,15 +5,19 @@ import ScratchCore
 /// Packs a deck into a card file: `mimetype` first and stored, then `card.json`
 /// (deflated), then each image (prizes, covers, zone symbols and decoys: stored as they
 /// are, they are compressed already) and sound (deflated) the deck names, once each,
-/// under its own file name (a number before it when two files share a name). The deck
-/// writes itself back (`Deck.json`) with the entries' names, so the card file opens to
+/// under its own file name (a number before it when two files share a name), and last
+/// the cover's preview when there is one (`CardFile.previewEntry`; entries of the deck's
+/// files never hold a `/`, so it cannot clash). The deck writes itself back
+/// (`Deck.json`) with the entries' names, so the card file opens to
 /// the same deck.
 ///
 ///     let bytes = try CardFileWriter.archive(deck: deck, settings: settings, files: FolderFiles(folder: "/cards"))
 ///     try CardFileWriter.write(bytes, to: "cards.scratchcard", force: false)
 public enum CardFileWriter {
-    /// The card file's bytes. `files` reads what the deck's cards name.
-    public static func archive(deck: Deck, settings: CardSettings, files: any DeckFiles) throws(FileError) -> [UInt8] {
+    /// The card file's bytes. `files` reads what the deck's cards name; `preview`, a JPEG
+    /// of the built-in foil cover, goes in as `CardFile.previewEntry` (stored).
+    public static func archive(deck: Deck, settings: CardSettings, files: any DeckFiles,
+                               preview: [UInt8]? = nil) throws(FileError) -> [UInt8] {
         var entryOf: [String: String] = [:]         // file -> entry
         var taken: Set<String> = [CardContainer.deckEntry, "mimetype"]
         var items: [ZipItem] = []
@@ -35,7 +39,8 @@ public enum CardFileWriter {
 
         let head = [ZipItem(name: "mimetype", bytes: Array(CardContainer.mediaType.utf8), deflate: false),
                     ZipItem(name: CardContainer.deckEntry, bytes: Array(json.utf8), deflate: true)]
-        do { return try ZipWriter.archive(head + items) } catch {
+        let tail = preview.map { [ZipItem(name: CardFile.previewEntry, bytes: $0, deflate: false)] } ?? []
+        do { return try ZipWriter.archive(head + items + tail) } catch {
             throw FileError(path: "card file", message: "cannot be packed: \(error.message)")
         }
     }

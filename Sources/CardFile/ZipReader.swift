@@ -18,36 +18,54 @@ struct ZipEntryInfo: Equatable, Sendable {
     let unixFileType: UInt32?
 }
 
+/// The bytes of an archive, in memory allocated once and left uninitialised until they
+/// arrive (a file is read straight into it: no page is zeroed or copied first). The
+/// reader opened over them keeps them.
+final class ZipBytes {
+    let memory: UnsafeMutableRawBufferPointer
+    /// How many bytes at the start hold the archive.
+    var count = 0
+
+    init(capacity: Int) { memory = .allocate(byteCount: max(capacity, 1), alignment: 16) }
+
+    /// A copy of `bytes`.
+    convenience init(_ bytes: [UInt8]) {
+        self.init(capacity: bytes.count)
+        bytes.withUnsafeBytes { memory.copyMemory(from: $0) }
+        count = bytes.count
+    }
+
+    deinit { memory.deallocate() }
+
+    /// The archive's bytes.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(rebasing: memory[..<count]) }
+}
+
 /// A zip archive opened over bytes in memory: lists its entries, reads one at a time.
 /// Not thread-safe on its own: `CardContainer` holds it behind a lock.
 final class ZipReader {
-    /// The archive's bytes, copied into memory libzip reads from (freed with the reader).
-    private let buffer: UnsafeMutableRawBufferPointer
+    /// What libzip reads from (libzip does not free it: it is ours).
+    private let source: ZipBytes
     private let archive: OpaquePointer
 
     /// Opens the archive; a message (libzip's, in words) when the bytes are not one.
-    init(bytes: [UInt8]) throws(ZipProblem) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 16)
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        self.buffer = buffer
+    init(_ bytes: ZipBytes) throws(ZipProblem) {
+        source = bytes
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }
-        guard let source = zip_source_buffer_create(buffer.baseAddress, UInt64(bytes.count), 0, &error) else {
-            buffer.deallocate()
+        guard let zipSource = zip_source_buffer_create(bytes.memory.baseAddress, UInt64(bytes.count), 0, &error) else {
             throw ZipProblem(message: String(cString: zip_error_strerror(&error)))
         }
-        guard let archive = zip_open_from_source(source, czip_rdonly(), &error) else {
-            zip_source_free(source)
-            buffer.deallocate()
+        guard let archive = zip_open_from_source(zipSource, czip_rdonly(), &error) else {
+            zip_source_free(zipSource)
             throw ZipProblem(code: zip_error_code_zip(&error), message: String(cString: zip_error_strerror(&error)))
         }
         self.archive = archive
     }
 
     deinit {
-        zip_discard(archive)      // frees the source too; the buffer is ours
-        buffer.deallocate()
+        zip_discard(archive)      // frees libzip's source too; the bytes go with `source`
     }
 
     /// How many entries the central directory lists.
@@ -74,26 +92,30 @@ final class ZipReader {
                             unixFileType: fileType)
     }
 
-    /// The entry's bytes, uncompressed and checked against its CRC by libzip. Memory
-    /// grows with what is really there, chunk by chunk, never to a size the directory
-    /// claims; more than `expected` bytes (or fewer) is an error.
-    func read(_ index: Int, expected: Int) throws(ZipProblem) -> [UInt8] {
+    /// The entry's bytes, uncompressed and checked against its CRC by libzip; more than
+    /// `expected` bytes (or fewer) is an error. Memory follows what is really there: a
+    /// stored entry's size is its size in the archive (checked before), so it is read
+    /// into an array of that size at once; a deflated one grows chunk by chunk, never to
+    /// a size the directory claims.
+    func read(_ index: Int, expected: Int, stored: Bool = false) throws(ZipProblem) -> [UInt8] {
         guard let file = zip_fopen_index(archive, UInt64(index), 0) else {
             throw ZipProblem(message: String(cString: zip_strerror(archive)))
         }
         defer { zip_fclose(file) }
+        // One byte past `expected` is asked for, to notice an entry longer than it says.
+        let chunk = stored ? expected + 1 : 1 << 16
         var bytes: [UInt8] = []
-        let chunk = 1 << 16
         while true {
-            // One byte past `expected` is asked for, to notice an entry longer than it says.
             let room = min(chunk, expected + 1 - bytes.count)
-            let before = bytes.count
-            bytes.append(contentsOf: repeatElement(0, count: room))
-            let n = bytes.withUnsafeMutableBytes { raw in zip_fread(file, raw.baseAddress! + before, UInt64(room)) }
+            var n: Int64 = 0
+            let piece = [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
+                n = zip_fread(file, buffer.baseAddress, UInt64(room))
+                initialized = max(Int(n), 0)
+            }
+            if bytes.isEmpty { bytes = piece } else { bytes += piece }
             if n < 0 {
                 throw ZipProblem(message: String(cString: zip_error_strerror(zip_file_get_error(file))))
             }
-            bytes.removeLast(room - Int(n))
             if bytes.count > expected { throw ZipProblem(message: "holds more bytes than its size says (\(expected))") }
             if n == 0 { break }
         }

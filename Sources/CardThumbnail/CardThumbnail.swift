@@ -1,50 +1,76 @@
 @preconcurrency import Glibc
-import CardArt
 import CardFile
 import CardRules
 import ScratchCore
 import ScratchImage
 
-/// A card file's thumbnail: the first card's cover (its image, or the built-in foil with
-/// its words) N pixels on its longer side, drawn with no display. Only the cover is ever
-/// read: the prize's bytes are not even decompressed. Shared by `scratchcard thumbnail`
-/// and `scratchcard-thumbnailer`, the small program file managers run (it links only
-/// what a thumbnail needs, so it starts faster than the whole viewer).
+/// A card file's thumbnail: the cover of the card that stands for it, N pixels on its
+/// longer side, drawn with no display. Only the cover is ever read: the prize's bytes
+/// are not even decompressed. Shared by `scratchcard thumbnail` and
+/// `scratchcard-thumbnailer`, the small program file managers run.
+///
+/// This room draws nothing itself, so it links no cairo or Pango: a cover image is
+/// decoded (a JPEG at 1/2, 1/4 or 1/8 of its size straight away); the built-in foil is
+/// the preview `scratchcard make` stored in the file (`CardFile.previewEntry`), or, when
+/// there is none (a file packed by hand), what the caller's `FoilPainter` draws.
+/// `scratchcard thumbnail` passes CardArt's; the thumbnailer has none and refuses such a
+/// file, and the file manager shows the type's icon (BENCHMARKS.md, "Card files": what
+/// loading the text stack costs a process that starts once a file).
 public enum CardThumbnail {
     /// Why a thumbnail could not be written: the message names the file.
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
     }
 
+    /// Draws the built-in foil cover with its words (`prompt`, nil for the built-in
+    /// ones), `longerSide` pixels on its longer side.
+    public typealias FoilPainter = (_ longerSide: Int, _ prompt: String?) -> RGBAImage
+
     /// Writes the thumbnail of the card file at `input` to `output` as a PNG.
     ///
-    /// OUT is written in place (opened, truncated, written, fsynced), never by a rename:
-    /// tumbler 4.18 opens the output before it runs the thumbnailer and reads the result
-    /// through that descriptor, which a rename would leave on the old, empty file.
-    public static func write(size: Int, input: String, output: String) throws(Failure) {
+    /// OUT is written in place (opened, truncated, written), never by a rename: tumbler
+    /// 4.18 opens the output before it runs the thumbnailer and reads the result through
+    /// that descriptor, which a rename would leave on the old, empty file.
+    public static func write(size: Int, input: String, output: String, drawFoil: FoilPainter? = nil) throws(Failure) {
         let card: CardFile
         do { card = try CardFile.open(path: input) } catch { throw Failure(description: "\(error)") }
-        let image: RGBAImage
-        do { image = try thumbnail(of: card, longerSide: size) } catch { throw Failure(description: "\(error)") }
+        let image = try thumbnail(of: card, longerSide: size, drawFoil: drawFoil)
         let png: [UInt8]
         do { png = try PNGFile.encodeFast(image) } catch { throw Failure(description: "\(error)") }
         try writeInPlace(png, to: output)
     }
 
-    /// The cover of the card a file manager shows: the first that can be dealt.
-    public static func thumbnail(of card: CardFile, longerSide: Int) throws(ImageError) -> RGBAImage {
-        let cards = card.deck.cards
-        let shown = cards.first(where: { $0.weight > 0 }) ?? cards[0]
-        guard let cover = shown.cover else {
-            return CardArt.cover(size: fitted(CardArt.designSize, longerSide: longerSide), prompt: shown.coverText)
+    /// The cover of the card that stands for the file, `longerSide` pixels on its longer side.
+    public static func thumbnail(of card: CardFile, longerSide: Int, drawFoil: FoilPainter? = nil) throws(Failure) -> RGBAImage {
+        let shown = CardFile.coverCard(of: card.deck)
+        let path = card.container.path
+        let entry: String
+        if let cover = shown.cover {
+            guard let name = card.entries.entryName(of: cover) else {
+                throw Failure(description: "\(cover): is not an entry of \(path)")
+            }
+            entry = name
+        } else {
+            let preview = card.container.size(of: CardFile.previewEntry)
+            // The preview is drawn at 640 pixels: larger thumbnails are drawn afresh when
+            // a painter is at hand, the preview enlarged when not.
+            if let drawFoil, preview == nil || longerSide > max(CardFile.previewSize.width, CardFile.previewSize.height) {
+                return drawFoil(longerSide, shown.coverText)
+            }
+            guard preview != nil else {
+                throw Failure(description: "\(path): its cover is the built-in foil and it has no \(CardFile.previewEntry) "
+                              + "(scratchcard make writes one; scratchcard thumbnail draws the foil without it)")
+            }
+            entry = CardFile.previewEntry
         }
-        let bytes: [UInt8]
-        do { bytes = try card.entries.bytes(of: cover, limit: CardContainer.maximumEntryBytes) } catch {
-            throw ImageError(path: error.path, problem: error.message)
+        do {
+            let bytes = try card.container.bytes(of: entry, limit: CardContainer.maximumEntryBytes)
+            let decoded = try ImageFile.decode(bytes, name: "\(path)/\(entry)", reducedTo: longerSide)
+            let target = fitted(decoded.size, longerSide: longerSide)
+            return decoded.size == target ? decoded : decoded.scaledToFill(target)
+        } catch {
+            throw Failure(description: "\(error)")
         }
-        let decoded = try ImageFile.decode(bytes, name: cover, reducedTo: longerSide)
-        let target = fitted(decoded.size, longerSide: longerSide)
-        return decoded.size == target ? decoded : decoded.scaledToFill(target)
     }
 
     /// `size` scaled so that its longer side is `longerSide` (at least 1 pixel a side).
@@ -56,17 +82,24 @@ public enum CardThumbnail {
 
     /// Writes `bytes` into the file at `path` itself (created 0644 if missing): no
     /// temporary file, no rename, so a descriptor opened on it beforehand sees them.
+    /// Not synced: a thumbnail is a cache the file manager checks (Thumb::MTime) and makes
+    /// again, and a folder of a hundred files is not worth a hundred disk flushes.
     static func writeInPlace(_ bytes: [UInt8], to path: String) throws(Failure) {
         func fail(_ what: String) -> Failure { Failure(description: "\(path): \(what): \(String(cString: strerror(errno)))") }
         let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw fail("cannot write the thumbnail") }
-        defer { close(fd) }
         var done = 0
         while done < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 { if errno == EINTR { continue }; throw fail("cannot write the thumbnail") }
+            if n < 0 {
+                if errno == EINTR { continue }
+                let failure = fail("cannot write the thumbnail")
+                close(fd)
+                throw failure
+            }
             done += n
         }
-        guard fsync(fd) == 0 else { throw fail("cannot write the thumbnail") }
+        // close reports what a delayed write could not do (a full disk on NFS, say).
+        guard close(fd) == 0 else { throw fail("cannot write the thumbnail") }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import CardFile
 import CardFileSupport
 import CardRules
 import ScratchCore
@@ -138,13 +139,29 @@ import XvfbSupport
         }
     }
 
-    @Test("thumbnail: the cover at N pixels on its longer side, nothing of the prize, written in place")
-    func thumbnail() throws {
-        let card = try SolidCard(cover: Self.grey, prize: Self.gold, size: PixelSize(width: 300, height: 200)); defer { card.remove() }
+    /// A grey cover over a gold prize, made into two card files: with the cover image, and
+    /// with the built-in foil (its words "Hi") over the same prize.
+    static func thumbnailCards() throws -> (card: SolidCard, withCover: String, foil: String) {
+        let card = try SolidCard(cover: grey, prize: gold, size: PixelSize(width: 300, height: 200))
         let withCover = card.folder.appendingPathComponent("cover.scratchcard").path
         let foil = card.folder.appendingPathComponent("foil.scratchcard").path
-        try Self.make(["--cover", card.cover, "--prize", card.prize], out: withCover)
-        try Self.make(["--prize", card.prize, "--cover-text", "Hi"], out: foil)
+        try make(["--cover", card.cover, "--prize", card.prize], out: withCover)
+        try make(["--prize", card.prize, "--cover-text", "Hi"], out: foil)
+        return (card, withCover, foil)
+    }
+
+    /// How many pixels are near the gold prize's colour.
+    static func prizeColoured(_ image: RGBAImage) -> Int {
+        stride(from: 0, to: image.bytes.count, by: 4).filter {
+            abs(Int(image.bytes[$0]) - 240) < 30 && abs(Int(image.bytes[$0 + 1]) - 160) < 30 && image.bytes[$0 + 2] < 60 }.count
+    }
+
+    /// How many pixels are dark enough to be the foil's words (the foil itself is light).
+    static func dark(_ image: RGBAImage) -> Int { stride(from: 0, to: image.bytes.count, by: 4).filter { image.bytes[$0] < 90 }.count }
+
+    @Test("thumbnail: the cover at N pixels on its longer side, nothing of the prize, written in place")
+    func thumbnail() throws {
+        let (card, withCover, foil) = try Self.thumbnailCards(); defer { card.remove() }
         let out = card.folder.appendingPathComponent("thumb.png").path
         // Opened before, as tumbler does: the thumbnail must arrive through this descriptor.
         FileManager.default.createFile(atPath: out, contents: nil)
@@ -159,11 +176,70 @@ import XvfbSupport
         #expect(try runToExit(["thumbnail", "--size", "256", foil, out]).status == 0)
         let drawn = try PNGFile.read(path: out)
         #expect(drawn.size == PixelSize(width: 256, height: 160))
-        let golden = stride(from: 0, to: drawn.bytes.count, by: 4).filter {
-            abs(Int(drawn.bytes[$0]) - 240) < 30 && abs(Int(drawn.bytes[$0 + 1]) - 160) < 30 && drawn.bytes[$0 + 2] < 60 }
-        #expect(golden.isEmpty, "\(golden.count) prize-coloured pixels")
-        let dark = stride(from: 0, to: drawn.bytes.count, by: 4).filter { drawn.bytes[$0] < 90 }.count
-        #expect(dark > 50, "the foil's words are drawn (\(dark) dark pixels)")
+        #expect(Self.prizeColoured(drawn) == 0, "\(Self.prizeColoured(drawn)) prize-coloured pixels")
+        #expect(Self.dark(drawn) > 50, "the foil's words are drawn (\(Self.dark(drawn)) dark pixels)")
+    }
+
+    /// `scratchcard-thumbnailer` (built beside the program) with these arguments, to its end.
+    static func runThumbnailer(_ arguments: [String]) throws -> (status: Int32, err: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: App.executable).deletingLastPathComponent().appendingPathComponent("scratchcard-thumbnailer")
+        process.arguments = arguments
+        process.environment = ["PATH": "/usr/bin:/bin"]
+        let errors = Pipe()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = errors
+        try process.run()
+        let err = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, err)
+    }
+
+    @Test("scratchcard-thumbnailer: the thumbnail scratchcard thumbnail writes; a foil cover from the preview make stores (never the prize), refused without one")
+    func thumbnailer() throws {
+        let (card, withCover, foil) = try Self.thumbnailCards(); defer { card.remove() }
+        let prizeColoured = Self.prizeColoured, dark = Self.dark
+
+        // make stores the foil's picture, words and all, and none for a cover image.
+        let opened = try CardFile.open(path: foil)
+        let preview = try ImageFile.decode(try opened.container.bytes(of: CardFile.previewEntry, limit: 1 << 20), name: "preview")
+        #expect(preview.size == CardFile.previewSize)
+        #expect(prizeColoured(preview) == 0 && dark(preview) > 300, "preview: \(prizeColoured(preview)) prize-coloured, \(dark(preview)) dark")
+        #expect(!(try CardFile.open(path: withCover)).container.contains(CardFile.previewEntry))
+
+        // The thumbnailer and the command agree, byte for byte, at the sizes file managers ask.
+        for (file, size) in [(withCover, 128), (withCover, 256), (foil, 128), (foil, 256), (foil, 512)] {
+            let a = card.folder.appendingPathComponent("a.png").path, b = card.folder.appendingPathComponent("b.png").path
+            let command = try runToExit(["thumbnail", "--size", "\(size)", file, a])
+            let thumbnailer = try Self.runThumbnailer(["--size", "\(size)", file, b])
+            #expect(command.status == 0 && thumbnailer.status == 0, "\(command.err) \(thumbnailer.err)")
+            let image = try PNGFile.read(path: b)
+            #expect(FileManager.default.contentsEqual(atPath: a, andPath: b), "\(file) at \(size)")
+            #expect(max(image.size.width, image.size.height) == size && prizeColoured(image) == 0, "\(file) at \(size): \(image.size)")
+        }
+
+        // Beyond the preview's 640 pixels: the command draws the foil afresh, the thumbnailer enlarges the preview.
+        let big = card.folder.appendingPathComponent("big.png").path
+        #expect(try runToExit(["thumbnail", "--size", "1024", foil, big]).status == 0)
+        let drawn = try PNGFile.read(path: big)
+        #expect(drawn.size == PixelSize(width: 1024, height: 640) && prizeColoured(drawn) == 0 && dark(drawn) > 1000)
+        #expect(try Self.runThumbnailer(["--size", "1024", foil, big]).status == 0)
+        #expect(try PNGFile.read(path: big).size == PixelSize(width: 1024, height: 640))
+
+        // A foil card packed by hand, with no preview: the command draws it; the thumbnailer,
+        // which cannot draw words, says why and writes nothing.
+        let handMade = card.folder.appendingPathComponent("hand made.scratchcard").path
+        let prizeBytes = try Array(Data(contentsOf: URL(fileURLWithPath: card.prize)))
+        try Data(RawZip.card(json: #"{"cards": [{"prize": "prize.png", "cover-text": "Hi"}]}"#,
+                             files: [RawZip.Entry("prize.png", prizeBytes)]).bytes).write(to: URL(fileURLWithPath: handMade))
+        let out = card.folder.appendingPathComponent("hand.png").path
+        let refused = try Self.runThumbnailer(["--size", "256", handMade, out])
+        #expect(refused.status == 2 && refused.err.contains(handMade) && refused.err.contains(CardFile.previewEntry), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: out))
+        #expect(try runToExit(["thumbnail", "--size", "256", handMade, out]).status == 0)
+        let fresh = try PNGFile.read(path: out)
+        #expect(fresh.size == PixelSize(width: 256, height: 160) && prizeColoured(fresh) == 0 && dark(fresh) > 50)
     }
 
     /// Every command that reads a card file, with FILE where the card file goes.
@@ -188,6 +264,9 @@ import XvfbSupport
             #expect(result.status == 2, "\(reader): status \(result.status), \(result.err)")
             #expect(result.err.contains(file) && result.err.contains(bad.mentions), "\(reader): \(result.err)")
         }
+        let thumbnailer = try Self.runThumbnailer(["--size", "256", file, out])
+        #expect(thumbnailer.status == 2 && thumbnailer.err.contains(file) && thumbnailer.err.contains(bad.mentions),
+                "scratchcard-thumbnailer: status \(thumbnailer.status), \(thumbnailer.err)")
         #expect(!FileManager.default.fileExists(atPath: out), "a thumbnail written for a bad file")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import CardFileSupport
 import ScratchCore
 import ScratchImage
 import XvfbSupport
@@ -157,7 +158,7 @@ struct CardFileDesktopTests {
         #expect(notCover.isEmpty, "\(notCover.count) pixels are not the cover's")
     }
 
-    @Test("the .thumbnailer's Exec (scratchcard-thumbnailer) in bubblewrap as GNOME runs it (read-only binds, no /etc/fonts, no network, no display): the foil's words drawn, as scratchcard thumbnail draws them")
+    @Test("the .thumbnailer's Exec (scratchcard-thumbnailer) in bubblewrap as GNOME runs it (read-only binds, no /etc/fonts, no network, no display): the foil with its words, as scratchcard thumbnail gives it; scratchcard thumbnail draws the words there for a file without the stored picture")
     func sandboxedThumbnail() throws {
         let desktop = try Desktop(); defer { desktop.remove() }
         let outside = desktop.home + "/outside.png"
@@ -207,6 +208,24 @@ struct CardFileDesktopTests {
         let dark = { (image: RGBAImage) in stride(from: 0, to: image.bytes.count, by: 4).filter { image.bytes[$0] < 90 }.count }
         #expect(dark(reference) > 200, "the reference has words")
         #expect(abs(dark(inside) - dark(reference)) < dark(reference) / 5, "words: \(dark(inside)) dark pixels inside, \(dark(reference)) outside")
+
+        // The thumbnailer shows the foil's picture make stored; `scratchcard thumbnail` draws
+        // the words itself when a file has none, in the same sandbox (no /etc/fonts): Pango
+        // through fontconfig's built-in fallback. The same card packed by hand without it:
+        let prize = try Array(Data(contentsOf: URL(fileURLWithPath: desktop.home + "/prize.png")))
+        let handMade = desktop.home + "/cards/hand-made.scratchcard"
+        try Data(RawZip.card(json: #"{"cards": [{"prize": "prize.png", "cover-text": "Open me"}]}"#,
+                             files: [RawZip.Entry("prize.png", prize)]).bytes).write(to: URL(fileURLWithPath: handMade))
+        let handSandbox = sandbox.map { $0 == desktop.foilCard ? handMade : $0 }
+        let drawn = try run(bwrap, handSandbox + ["/app/scratchcard", "thumbnail", "--size", "256",
+                                                  "/tmp/gnome-desktop-file-to-thumbnail.scratchcard", "/tmp/drawn.png"],
+                            environment: [:], timeout: 60)
+        #expect(drawn.status == 0, "\(drawn.err)")
+        let drawnInside = try PNGFile.read(path: out + "/drawn.png")
+        #expect(drawnInside.size == PixelSize(width: 256, height: 160))
+        #expect(abs(dark(drawnInside) - dark(reference)) < dark(reference) / 5, "words drawn: \(dark(drawnInside)) dark pixels, \(dark(reference)) in the stored picture's")
+        let refused = try run(bwrap, handSandbox + ["/app/" + command[0]] + command.dropFirst(), environment: [:], timeout: 60)
+        #expect(refused.status == 2 && refused.err.contains("Thumbnails/cover.jpg"), "\(refused.status) \(refused.err)")
     }
 }
 
