@@ -34,8 +34,9 @@ public struct CardFile: Sendable {
         return CardFile(container: container, deck: deck, settings: settings)
     }
 
-    /// The entry holding a picture of the file's cover when that cover is the built-in
-    /// foil: a JPEG of `previewSize`, drawn by `scratchcard make` (OpenDocument keeps its
+    /// The entry holding a picture of the file's cover when that cover is drawn (the
+    /// built-in foil with its words, a ticket's printed cover): a JPEG of `previewSize`,
+    /// drawn by `scratchcard make` as the window draws it (OpenDocument keeps its
     /// picture in `Thumbnails/` too). A thumbnailer shows it without drawing text, so it
     /// needs neither cairo nor Pango; a cover image is decoded instead and this is unused.
     public static let previewEntry = "Thumbnails/cover.jpg"

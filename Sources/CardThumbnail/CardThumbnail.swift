@@ -22,9 +22,10 @@ public enum CardThumbnail {
         public let description: String
     }
 
-    /// Draws the built-in foil cover with its words (`prompt`, nil for the built-in
-    /// ones), `longerSide` pixels on its longer side.
-    public typealias FoilPainter = (_ longerSide: Int, _ prompt: String?) -> RGBAImage
+    /// Draws the fresh cover of `card`, whose cover is no image (the built-in foil with
+    /// its words, or a ticket's printed cover with its foil panels), `longerSide` pixels
+    /// on its longer side.
+    public typealias FoilPainter = (_ longerSide: Int, _ card: DeckCard) -> RGBAImage
 
     /// Writes the thumbnail of the card file at `input` to `output` as a PNG.
     ///
@@ -55,7 +56,7 @@ public enum CardThumbnail {
             // The preview is drawn at 640 pixels: larger thumbnails are drawn afresh when
             // a painter is at hand, the preview enlarged when not.
             if let drawFoil, preview == nil || longerSide > max(CardFile.previewSize.width, CardFile.previewSize.height) {
-                return drawFoil(longerSide, shown.coverText)
+                return drawFoil(longerSide, shown)
             }
             guard preview != nil else {
                 throw Failure(description: "\(path): its cover is the built-in foil and it has no \(CardFile.previewEntry) "

@@ -65,13 +65,13 @@ func makeCardFile(_ options: MakeOptions) throws(ExitError) {
     print(options.out)
 }
 
-/// The picture of the file's cover a thumbnailer shows when that cover is the built-in
-/// foil (drawn here, so that the thumbnailer need not load a text stack); nil when the
-/// cover is an image, which the thumbnailer decodes itself.
+/// The picture of the file's cover a thumbnailer shows when that cover is drawn (the
+/// built-in foil, a ticket's printed cover): drawn here, so that the thumbnailer need not
+/// load a text stack; nil when the cover is an image, which the thumbnailer decodes itself.
 func foilPreview(of deck: Deck) throws(ImageError) -> [UInt8]? {
     let shown = CardFile.coverCard(of: deck)
     guard shown.cover == nil else { return nil }
-    return try JPEGFile.encode(CardArt.cover(size: CardFile.previewSize, prompt: shown.coverText), quality: 92)
+    return try JPEGFile.encode(freshCover(of: shown, size: CardFile.previewSize), quality: 92)
 }
 
 /// `scratchcard info`: what the file holds, the prizes only with `showPrizes`.

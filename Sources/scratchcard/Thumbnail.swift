@@ -1,4 +1,5 @@
 import CardArt
+import CardRules
 import CardThumbnail
 import ScratchCore
 
@@ -12,7 +13,15 @@ func writeThumbnail(size: Int, input: String, output: String) throws(ExitError) 
     }
 }
 
-/// The built-in foil with its words, `longerSide` pixels on its longer side.
-func drawFoil(longerSide: Int, prompt: String?) -> RGBAImage {
-    CardArt.cover(size: CardThumbnail.fitted(CardArt.designSize, longerSide: longerSide), prompt: prompt)
+/// The fresh cover of a card with no cover image, `longerSide` pixels on its longer side:
+/// what the window shows before a scratch.
+func drawFoil(longerSide: Int, card: DeckCard) -> RGBAImage {
+    freshCover(of: card, size: CardThumbnail.fitted(CardArt.designSize, longerSide: longerSide))
+}
+
+/// A card's cover when it has no image, drawn as the window draws it (the same layer): a
+/// ticket's printed cover with its foil panels, else the built-in foil with the words.
+func freshCover(of card: DeckCard, size: PixelSize) -> RGBAImage {
+    let layer = card.zoneCard.map { CardLayer.ticket($0, header: card.coverText, foil: true) } ?? .builtInCover(prompt: card.coverText)
+    return layer.rendered(at: size)
 }

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import CardArt
 import CardFile
 import CardFileSupport
 import CardRules
@@ -240,6 +241,35 @@ import XvfbSupport
         #expect(try runToExit(["thumbnail", "--size", "256", handMade, out]).status == 0)
         let fresh = try PNGFile.read(path: out)
         #expect(fresh.size == PixelSize(width: 256, height: 160) && prizeColoured(fresh) == 0 && dark(fresh) > 50)
+    }
+
+    @Test("a ticket's card file: its thumbnail is the printed ticket with its foil panels, as the window draws it, not the plain foil")
+    func ticketThumbnail() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = folder.appendingPathComponent("deck.json").path
+        try Data(#"""
+            {"cover-text": "PICK 3", "cards": [{"id": "ticket", "grid": {"x": 40, "y": 110, "w": 560, "h": 270, "columns": 3, "rows": 3, "gap": 15},
+             "pick": 3, "symbols": [{"text": "A"}, {"text": "A"}, {"text": "A"}], "decoys": [{"text": "B"}, {"text": "C"}, {"text": "D"}, {"text": "E"}, {"text": "F"}, {"text": "G"}]}]}
+            """#.utf8).write(to: URL(fileURLWithPath: deck))
+        let file = folder.appendingPathComponent("ticket.scratchcard").path
+        try Self.make(["--deck", deck], out: file)
+        let out = folder.appendingPathComponent("thumb.png").path
+        let result = try Self.runThumbnailer(["--size", "256", file, out])
+        #expect(result.status == 0, "\(result.err)")
+        let thumbnail = try PNGFile.read(path: out)
+        let size = PixelSize(width: 256, height: 160)
+        #expect(thumbnail.size == size)
+        let zones = try #require(try Deck.load(path: deck).cards.first?.zoneCard)
+        let ticket = CardArt.ticket(size: size, zones: zones.outlines(in: size), header: "PICK 3").cover
+        let foil = CardArt.cover(size: size, prompt: "PICK 3")
+        func meanDifference(_ a: RGBAImage, _ b: RGBAImage) -> Double {
+            let sum = stride(from: 0, to: a.bytes.count, by: 4).reduce(0) { total, i in
+                total + (0..<3).reduce(0) { $0 + abs(Int(a.bytes[i + $1]) - Int(b.bytes[i + $1])) } }
+            return Double(sum) / Double(a.size.width * a.size.height * 3)
+        }
+        // Drawn at 640x400, stored as JPEG and scaled: near the ticket drawn at 256, far from the foil.
+        #expect(meanDifference(thumbnail, ticket) < 8, "from the ticket: \(meanDifference(thumbnail, ticket))")
+        #expect(meanDifference(thumbnail, foil) > 30, "from the foil: \(meanDifference(thumbnail, foil))")
     }
 
     /// Every command that reads a card file, with FILE where the card file goes.
