@@ -48,9 +48,10 @@ import XvfbSupport
         let file = folder.appendingPathComponent("ticket.scratchcard").path
         try CardFileAppTests.make(["--deck", deckPath], out: file)
 
-        // The card file: the images entries, each the file it was made of; its deck the deck's.
+        // The card file: the images entries, each the file it was made of; its deck the deck's;
+        // last, the picture of the ticket's printed cover a thumbnailer shows.
         let card = try CardFile.open(path: file)
-        #expect(card.container.names == ["mimetype", "card.json", "s0.png", "s1.png", "s2.png", "decoy.png"])
+        #expect(card.container.names == ["mimetype", "card.json", "s0.png", "s1.png", "s2.png", "decoy.png", CardFile.previewEntry])
         #expect(card.deck.cards.map(Self.withFileNames) == original.cards.map(Self.withFileNames))
         #expect(card.deck.cards[1].claim && card.deck.cards[0].zoneCard?.symbols.count == 3)
         for name in ["s0.png", "s1.png", "s2.png", "decoy.png"] {
