@@ -84,7 +84,7 @@ import XvfbSupport
     /// user-dirs.dirs as xdg-user-dir reads it: `$HOME/...` or an absolute path in quotes,
     /// the last line wins; anything else names no folder.
     @Test func theDocumentsLineOfUserDirs() {
-        let read = { (text: String) in PictureCard.userDirectory("XDG_DOCUMENTS_DIR", in: text, home: "/home/ann") }
+        let read = { (text: String) in UserDirectories.folder("XDG_DOCUMENTS_DIR", in: text, home: "/home/ann") }
         #expect(read("# comment\nXDG_DOCUMENTS_DIR=\"$HOME/Papers\"\n") == "/home/ann/Papers")
         #expect(read("  XDG_DOCUMENTS_DIR=\"/srv/docs\"\t\n") == "/srv/docs")
         #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/\"") == "/home/ann")
