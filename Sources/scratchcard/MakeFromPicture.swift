@@ -45,14 +45,15 @@ enum PictureCard {
 
     /// The documents folder the user's `user-dirs.dirs` names (`XDG_DOCUMENTS_DIR`, in
     /// `$XDG_CONFIG_HOME` or `~/.config`), as `xdg-user-dir DOCUMENTS` reads it; nil when
-    /// the file is missing, names none, or names no folder. Read here rather than by
-    /// running `xdg-user-dir`, a shell script: nothing the program does runs a shell.
+    /// the file is missing, names none, or names no folder (`UserDirectories` says which
+    /// lines it reads). Read here rather than by running `xdg-user-dir`, a shell script:
+    /// nothing the program does runs a shell.
     static func documentsFolder(environment: [String: String]) -> String? {
-        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let isAbsolute = { (path: String) in path.utf8.first == UInt8(ascii: "/") }   // (bytes: "/\u{301}" is one Character)
+        guard let home = environment["HOME"], isAbsolute(home) else { return nil }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { isAbsolute($0) ? $0 : nil } ?? home + "/.config"
         guard case .success(let bytes) = FileBytes.read(path: configHome + "/user-dirs.dirs", limit: 65_536),
-              let text = String(validating: bytes, as: UTF8.self),
-              let path = UserDirectories.folder("XDG_DOCUMENTS_DIR", in: text, home: home) else { return nil }
+              let path = UserDirectories.folder("XDG_DOCUMENTS_DIR", in: bytes, home: home) else { return nil }
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? path : nil
     }
