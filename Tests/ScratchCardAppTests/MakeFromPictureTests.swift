@@ -160,7 +160,7 @@ import XvfbSupport
         #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "/home/ann/") == "/home/ann/Docs")
         #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "home/ann") == nil)
         // A home whose first name starts with a combining mark: "/" and the mark are one
-        // Character, the path is still absolute.
+        // Character, the path is still absolute (the fuzz target found the mark after `$HOME/`).
         #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "/\u{301}ann") == "/\u{301}ann/Docs")
         let mark = Array("XDG_DOCUMENTS_DIR=\"$HOME/\u{301}x\"".utf8)
         #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: mark, home: "/")?.utf8.elementsEqual("/\u{301}x".utf8) == true)
@@ -184,6 +184,29 @@ import XvfbSupport
         try Data("XDG_DOCUMENTS_DIR=\"$HOME/Gone\"\n".utf8).write(to: file)
         #expect(PictureCard.documentsFolder(environment: environment) == nil)
         #expect(PictureCard.documentsFolder(environment: ["HOME": folder.path]) == nil, "no file in ~/.config")
+    }
+
+    /// The fuzz target's seeds and regressions (Fuzz/userdirs) through its checks.
+    @Test func theUserDirsFuzzFilesHoldTheTargetsChecks() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/userdirs")
+        var seen: [String: String?] = [:]
+        for kind in ["corpus", "regressions"] {
+            let dir = root.appendingPathComponent(kind)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
+                let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+                for home in ["/home/fuzz", "/"] {
+                    let problem = UserDirsChecks.problem(in: bytes, home: home)
+                    #expect(problem == nil, "\(kind)/\(name), home \(home): \(problem ?? "")")
+                }
+                seen[name] = UserDirectories.folder("XDG_DOCUMENTS_DIR", in: bytes, home: "/home/fuzz")
+            }
+        }
+        // The seeds say what they are for.
+        #expect(seen["default"] == "/home/fuzz/Documents")
+        #expect(seen["escaped"] == "/home/fuzz/Papers $2026 `q` \\x")
+        #expect(seen["crlf"] == "/home/fuzz/Dokumente")
+        #expect(seen["relative"] == .some(nil))
     }
 
     @Test func theCardOpensWithThePictureAsItsPrize() throws {
