@@ -43,7 +43,7 @@ test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
 	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
 
-## One fuzz target for FUZZ_SECONDS (default 600): make fuzz FUZZ=png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode
+## One fuzz target for FUZZ_SECONDS (default 600): make fuzz FUZZ=png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode|userdirs
 FUZZ ?= png
 FUZZ_SECONDS ?= 600
 fuzz: deps
@@ -51,7 +51,7 @@ fuzz: deps
 
 ## Every fuzz target in turn, one core.
 fuzz-all: deps
-	for t in png jpeg webp trace config deck replay wav strokes store conninfo urilist cardfile claimcode; do scripts/fuzz.sh $$t $(FUZZ_SECONDS) || exit 1; done
+	for t in png jpeg webp trace config deck replay wav strokes store conninfo urilist cardfile claimcode userdirs; do scripts/fuzz.sh $$t $(FUZZ_SECONDS) || exit 1; done
 
 ## A million strokes through the engine (release), resident memory watched.
 soak: deps

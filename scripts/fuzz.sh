@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Builds and runs one libFuzzer target (see FUZZING.md):
-#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist | cardfile | claimcode (default 600 s)
+#   scripts/fuzz.sh NAME [SECONDS]       NAME: png | jpeg | webp | trace | config | deck | replay | wav | strokes | store | conninfo | urilist | cardfile | claimcode | userdirs (default 600 s)
 #   scripts/fuzz.sh NAME build           only build .build/fuzz/NAME/fuzzer
 # The target is compiled with swiftc -sanitize=fuzzer,address together with the module
 # it tests (internal names visible), on one core. Crashes, timeouts and out-of-memory
 # inputs land in Fuzz/NAME/found/; copy the ones worth keeping to Fuzz/NAME/regressions/,
 # which the test suite replays (Tests/ScratchCoreTests/FuzzRegressionTests.swift,
 # Tests/CardRulesTests/FuzzRegressionTests.swift, Tests/CardRulesTests/StrokeLogTests.swift,
-# Tests/ScratchImageTests/FuzzRegressionTests.swift, Tests/ScratchStoreTests/StoreFuzzRegressionTests.swift).
+# Tests/ScratchImageTests/FuzzRegressionTests.swift, Tests/ScratchStoreTests/StoreFuzzRegressionTests.swift,
+# Tests/ScratchCardAppTests/MakeFromPictureTests.swift for userdirs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode [SECONDS|build]}
+name=${1:?usage: scripts/fuzz.sh png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode|userdirs [SECONDS|build]}
 seconds=${2:-600}
 [ -f "Fuzz/$name/main.swift" ] || { echo "no fuzz target Fuzz/$name/main.swift" >&2; exit 2; }
 
@@ -112,6 +113,15 @@ case "$name" in
     # The claims room's pure-Swift code reader (not the key: that one is libcrypto's).
     swiftc "${flags[@]}" -module-name Claims Sources/Claims/ClaimCode.swift "Fuzz/$name/main.swift" -o "$out/fuzzer"
     max_len=512
+    ;;
+  userdirs)
+    # The user's user-dirs.dirs, read by make-from for the documents folder: the
+    # executable's pure-Swift reader compiled alone, with the checks the suite shares
+    # (-D USERDIRS_FUZZ: in this module, the checks do not import it). The program reads
+    # up to 64 KiB of the file, so inputs go that far.
+    swiftc "${flags[@]}" -module-name scratchcard -D USERDIRS_FUZZ Sources/scratchcard/Desktop/UserDirectories.swift \
+      Tests/ScratchCardAppTests/UserDirsChecks.swift "Fuzz/$name/main.swift" -o "$out/fuzzer"
+    max_len=65536
     ;;
   *) echo "unknown fuzz target $name" >&2; exit 2 ;;
 esac

@@ -45,35 +45,17 @@ enum PictureCard {
 
     /// The documents folder the user's `user-dirs.dirs` names (`XDG_DOCUMENTS_DIR`, in
     /// `$XDG_CONFIG_HOME` or `~/.config`), as `xdg-user-dir DOCUMENTS` reads it; nil when
-    /// the file is missing, names none, or names no folder. Read here rather than by
-    /// running `xdg-user-dir`, a shell script: nothing the program does runs a shell.
+    /// the file is missing, names none, or names no folder (`UserDirectories` says which
+    /// lines it reads). Read here rather than by running `xdg-user-dir`, a shell script:
+    /// nothing the program does runs a shell.
     static func documentsFolder(environment: [String: String]) -> String? {
-        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
-        let configHome = environment["XDG_CONFIG_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? home + "/.config"
+        let isAbsolute = { (path: String) in path.utf8.first == UInt8(ascii: "/") }   // (bytes: "/\u{301}" is one Character)
+        guard let home = environment["HOME"], isAbsolute(home) else { return nil }
+        let configHome = environment["XDG_CONFIG_HOME"].flatMap { isAbsolute($0) ? $0 : nil } ?? home + "/.config"
         guard case .success(let bytes) = FileBytes.read(path: configHome + "/user-dirs.dirs", limit: 65_536),
-              let text = String(validating: bytes, as: UTF8.self),
-              let path = userDirectory("XDG_DOCUMENTS_DIR", in: text, home: home) else { return nil }
+              let path = UserDirectories.folder("XDG_DOCUMENTS_DIR", in: bytes, home: home) else { return nil }
         var info = stat()
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR ? path : nil
-    }
-
-    /// `name`'s folder in a user-dirs.dirs text: the last `NAME="$HOME/..."` or
-    /// `NAME="/..."` line (the only forms the format allows); nil for anything else.
-    static func userDirectory(_ name: String, in text: String, home: String) -> String? {
-        var found: String?
-        for raw in text.split(separator: "\n") {
-            let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-            let start = raw.drop(while: isBlank)
-            guard let last = start.lastIndex(where: { !isBlank($0) }) else { continue }
-            let line = start[...last]
-            guard line.hasPrefix(name + "=\""), line.hasSuffix("\""), line.count >= name.count + 3 else { continue }
-            let value = String(line.dropFirst(name.count + 2).dropLast())
-            guard !value.contains(where: { $0 == "\"" || $0 == "\\" }) else { continue }
-            if value == "$HOME" || value == "$HOME/" { found = home }
-            else if value.hasPrefix("$HOME/") { found = home + value.dropFirst(5) }
-            else if value.hasPrefix("/") { found = value }
-        }
-        return found
     }
 
     /// `stem.scratchcard` in `folder`, or the first of `stem-2`, `stem-3`, ... that no

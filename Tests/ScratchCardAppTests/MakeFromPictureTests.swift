@@ -81,20 +81,132 @@ import XvfbSupport
         #expect(try FileManager.default.contentsOfDirectory(atPath: pictures.path) == ["photo.jpg.png"])
     }
 
-    /// user-dirs.dirs as xdg-user-dir reads it: `$HOME/...` or an absolute path in quotes,
-    /// the last line wins; anything else names no folder.
+    /// user-dirs.dirs as xdg-user-dirs writes it and as both its readers (the shell that
+    /// `xdg-user-dir` sources it with, and the C of `xdg-user-dir-lookup.c`) read it alike:
+    /// `$HOME/...` or an absolute path in quotes, the last line that sets the name decides;
+    /// a line the two would read differently names no folder.
     @Test func theDocumentsLineOfUserDirs() {
-        let read = { (text: String) in PictureCard.userDirectory("XDG_DOCUMENTS_DIR", in: text, home: "/home/ann") }
+        let read = { (text: String) in UserDirectories.folder("XDG_DOCUMENTS_DIR", in: Array(text.utf8), home: "/home/ann") }
         #expect(read("# comment\nXDG_DOCUMENTS_DIR=\"$HOME/Papers\"\n") == "/home/ann/Papers")
         #expect(read("  XDG_DOCUMENTS_DIR=\"/srv/docs\"\t\n") == "/srv/docs")
         #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/\"") == "/home/ann")
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME\"") == "/home/ann")
+        #expect(read("XDG_DOCUMENTS_DIR=\"/\"") == "/")
         #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/A\"\nXDG_DOCUMENTS_DIR=\"$HOME/B\"") == "/home/ann/B")
         #expect(read("XDG_DESKTOP_DIR=\"$HOME/Desktop\"") == nil)
-        #expect(read("XDG_DOCUMENTS_DIR=\"relative\"") == nil)
-        #expect(read("XDG_DOCUMENTS_DIR=\"$(rm -rf ~)\"") == nil)
-        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/a\\\"b\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIRS=\"/srv/x\"\n# XDG_DOCUMENTS_DIR=\"/srv/y\"") == nil, "another name, a comment")
         #expect(read("XDG_DOCUMENTS_DIR=\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=") == nil)
         #expect(read("") == nil)
+
+        // As xdg-user-dirs-update writes a folder with $, ` or \ in its name (it escapes
+        // those three), and \" as both readers take it.
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/Papers \\$2026 \\`q\\` \\\\x\"\n") == "/home/ann/Papers $2026 `q` \\x")
+        #expect(read("XDG_DOCUMENTS_DIR=\"/srv/a \\\"b\\\"\"") == "/srv/a \"b\"")
+        // A backslash before another character: the shell keeps it, C drops it.
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/a\\b\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/a\\\"") == nil, "no closing quote")
+        // What the shell would expand, or run.
+        #expect(read("XDG_DOCUMENTS_DIR=\"$(rm -rf ~)\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"/srv/$(id)\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/`id`\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/$USER\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"${HOME}/Docs\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOMEDIR/Docs\"") == nil)
+        // Relative paths: the format has none (the shell would take them from the working folder).
+        #expect(read("XDG_DOCUMENTS_DIR=\"relative\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"~/Docs\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"./Docs\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"\"") == nil)
+        // `..` is a path like any other: the format allows it, and an absolute path may name any folder.
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/../shared/Docs\"") == "/home/ann/../shared/Docs")
+        // Quoting: none, single quotes, text after the closing quote, blanks around `=`.
+        #expect(read("XDG_DOCUMENTS_DIR=/srv/docs") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR='/srv/docs'") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/a\"b\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/a\"b") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"/srv/docs\"# not a comment to the shell") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"/srv/docs\"  # a comment") == "/srv/docs")
+        #expect(read("XDG_DOCUMENTS_DIR = \"/srv/docs\"") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR= \"/srv/docs\"") == nil)
+        #expect(read("export XDG_DOCUMENTS_DIR=\"/srv/docs\"") == nil)
+        // The last line that sets the name decides, even when it cannot be read.
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/A\"\nXDG_DOCUMENTS_DIR=\"Docs\"\n") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/A\"\nXDG_DOCUMENTS_DIR = \"$HOME/B\"\n") == nil)
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/A\"\nXDG_MUSIC_DIR=\"$(x)\"\nXDG_DOCUMENTS_DIRX=\"\"\n") == "/home/ann/A")
+        // CRLF, as a Windows editor saves it; a lone CR elsewhere is a byte of the line.
+        #expect(read("# c\r\nXDG_DOCUMENTS_DIR=\"$HOME/Papers\"\r\nXDG_MUSIC_DIR=\"$HOME/M\"\r\n") == "/home/ann/Papers")
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/Papers\"\r") == "/home/ann/Papers")
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/Papers\"\r\r\n") == nil)
+        // Text that is not plain ASCII: a combining mark right after the slash, Cyrillic.
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/\u{301}x\"") == "/home/ann/\u{301}x")
+        #expect(read("XDG_DOCUMENTS_DIR=\"$HOME/Документы\"") == "/home/ann/Документы")
+    }
+
+    /// Bytes that are no text, NULs, and the home folder's own form.
+    @Test func userDirsBytesAndHome() {
+        let line = Array("XDG_DOCUMENTS_DIR=\"$HOME/Docs\"\n".utf8)
+        // Latin-1 in another line does not hide the documents line; in its own it does.
+        let latin1Music = Array("XDG_MUSIC_DIR=\"$HOME/M".utf8) + [0xFC] + Array("sik\"\n".utf8)
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: latin1Music + line, home: "/home/ann") == "/home/ann/Docs")
+        let latin1Documents = Array("XDG_DOCUMENTS_DIR=\"$HOME/D".utf8) + [0xF6] + Array("k\"\n".utf8)
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line + latin1Documents, home: "/home/ann") == nil)
+        let nul = Array("XDG_DOCUMENTS_DIR=\"/srv/a".utf8) + [0] + Array("b\"\n".utf8)
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: nul, home: "/home/ann") == nil)
+        let escapedNUL = Array("XDG_DOCUMENTS_DIR=\"/srv/a\\".utf8) + [0] + Array("b\"\n".utf8)
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: escapedNUL, home: "/home/ann") == nil)
+        // One slash between the home folder and the rest; a home that is not absolute names no folder.
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "/") == "/Docs")
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "/home/ann/") == "/home/ann/Docs")
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "home/ann") == nil)
+        // A home whose first name starts with a combining mark: "/" and the mark are one
+        // Character, the path is still absolute (the fuzz target found the mark after `$HOME/`).
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: line, home: "/\u{301}ann") == "/\u{301}ann/Docs")
+        let mark = Array("XDG_DOCUMENTS_DIR=\"$HOME/\u{301}x\"".utf8)
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: mark, home: "/")?.utf8.elementsEqual("/\u{301}x".utf8) == true)
+        #expect(UserDirectories.folder("XDG_DOCUMENTS_DIR", in: Array("XDG_DOCUMENTS_DIR=\"/srv/d\"".utf8), home: "") == "/srv/d")
+    }
+
+    /// The documents folder from a real user-dirs.dirs in `$XDG_CONFIG_HOME`: the one
+    /// xdg-user-dirs-update wrote for a folder named with a `$` (escaped), saved with CRLF
+    /// beside a Latin-1 line; a folder it names that does not exist is none.
+    @Test func theDocumentsFolderFromTheUsersFile() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        let papers = folder.appendingPathComponent("Papers $2026")
+        try FileManager.default.createDirectory(at: papers, withIntermediateDirectories: true)
+        let environment = ["HOME": folder.path, "XDG_CONFIG_HOME": config.path]
+        let file = config.appendingPathComponent("user-dirs.dirs")
+        let text = "# This file is written by xdg-user-dirs-update\r\nXDG_DOCUMENTS_DIR=\"$HOME/Papers \\$2026\"\r\n"
+        try Data(Array("XDG_MUSIC_DIR=\"$HOME/M".utf8) + [0xFC] + Array("sik\"\r\n".utf8) + Array(text.utf8)).write(to: file)
+        #expect(PictureCard.documentsFolder(environment: environment) == papers.path)
+        try Data("XDG_DOCUMENTS_DIR=\"$HOME/Gone\"\n".utf8).write(to: file)
+        #expect(PictureCard.documentsFolder(environment: environment) == nil)
+        #expect(PictureCard.documentsFolder(environment: ["HOME": folder.path]) == nil, "no file in ~/.config")
+    }
+
+    /// The fuzz target's seeds and regressions (Fuzz/userdirs) through its checks.
+    @Test func theUserDirsFuzzFilesHoldTheTargetsChecks() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fuzz/userdirs")
+        var seen: [String: String?] = [:]
+        for kind in ["corpus", "regressions"] {
+            let dir = root.appendingPathComponent(kind)
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? [] {
+                let bytes = Array(try Data(contentsOf: dir.appendingPathComponent(name)))
+                for home in ["/home/fuzz", "/"] {
+                    let problem = UserDirsChecks.problem(in: bytes, home: home)
+                    #expect(problem == nil, "\(kind)/\(name), home \(home): \(problem ?? "")")
+                }
+                seen[name] = UserDirectories.folder("XDG_DOCUMENTS_DIR", in: bytes, home: "/home/fuzz")
+            }
+        }
+        // The seeds say what they are for.
+        #expect(seen["default"] == "/home/fuzz/Documents")
+        #expect(seen["escaped"] == "/home/fuzz/Papers $2026 `q` \\x")
+        #expect(seen["crlf"] == "/home/fuzz/Dokumente")
+        #expect(seen["relative"] == .some(nil))
     }
 
     @Test func theCardOpensWithThePictureAsItsPrize() throws {
