@@ -345,9 +345,12 @@ enum RevealSound: Sendable, Equatable {
 
 /// A file's name without its folder and extension.
 func fileStem(_ path: String) -> String {
-    let name = path.split(separator: "/").last.map(String.init) ?? path
-    guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
-    return String(name[..<dot])
+    // By bytes: a "/" or "." followed by a combining mark is one Character with it, which
+    // a split on Characters would not find.
+    let bytes = Array(path.utf8)
+    let name = bytes.split(separator: UInt8(ascii: "/")).last.map(Array.init) ?? bytes
+    guard let dot = name.lastIndex(of: UInt8(ascii: ".")), dot != 0 else { return String(decoding: name, as: UTF8.self) }
+    return String(decoding: name[..<dot], as: UTF8.self)
 }
 
 /// Work started on a thread of its own at once; `result()` waits for it. The thread ends

@@ -34,8 +34,9 @@ enum PictureCard {
     /// The picture's own folder when it can be written; else the user's documents folder
     /// (`XDG_DOCUMENTS_DIR` in user-dirs.dirs, as `xdg-user-dir DOCUMENTS` says), else the home folder.
     static func folder(for picture: String, environment: [String: String]) -> String {
-        let parts = picture.split(separator: "/", omittingEmptySubsequences: false)
-        let beside = parts.count > 1 ? parts.dropLast().joined(separator: "/") : "."
+        // By bytes, as UserDirectories reads: "/" and a combining mark after it are one Character.
+        let bytes = Array(picture.utf8)
+        let beside = bytes.lastIndex(of: UInt8(ascii: "/")).map { String(decoding: bytes[..<$0], as: UTF8.self) } ?? "."
         let folder = beside.isEmpty ? "/" : beside
         if access(folder, W_OK) == 0 { return folder }
         let home = environment["HOME"] ?? "/"

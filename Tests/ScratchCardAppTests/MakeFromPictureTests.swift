@@ -34,16 +34,20 @@ import XvfbSupport
         let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 60, height: 40), in: folder, name: "My photo.png")
         let environment = privateEnvironment(home: folder)
         var written: [String] = []
+        var first = Data()
         for n in 1...3 {
             let result = try makeFrom(photo, environment: environment)
             #expect(result.status == 0, "\(result.err)")
             let expected = folder.appendingPathComponent(n == 1 ? "My photo.scratchcard" : "My photo-\(n).scratchcard").path
             #expect(result.out == expected + "\n", "run \(n): \(result.out)")
             written.append(expected)
+            if n == 1 { first = try Data(contentsOf: URL(fileURLWithPath: expected)) }
         }
-        // The first file is as the first run wrote it, byte for byte, and each holds one card.
-        let first = try Data(contentsOf: URL(fileURLWithPath: written[0]))
-        #expect(try Data(contentsOf: URL(fileURLWithPath: written[1])) == first)
+        // The first file is as the first run wrote it, byte for byte (the entries' dates are
+        // the time of writing, so the later files differ from it in those alone), and each
+        // holds one card.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: written[0])) == first)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: written[1])).count == first.count)
         let info = try runToExit(["info", "--show-prizes", written[2]])
         #expect(info.status == 0 && info.out.contains("cards: 1") && info.out.contains("built-in foil"), "\(info)")
         #expect(info.out.contains("My photo.png"), "the picture is the prize: \(info.out)")
