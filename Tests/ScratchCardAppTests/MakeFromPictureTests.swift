@@ -59,6 +59,14 @@ import XvfbSupport
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.scratchcard").path))
     }
 
+    @Test func aPictureNameStartingWithACombiningMarkKeepsItsFolderAndStem() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let picture = folder.path + "/\u{301}photo.png"
+        #expect(PictureCard.folder(for: picture, environment: ["HOME": "/nonexistent"]) == folder.path)
+        #expect(fileStem(picture) == "\u{301}photo")
+        #expect(fileStem("/a.b/\u{301}.png") == "\u{301}")
+    }
+
     @Test func aReadOnlyFolderSendsTheCardToTheDocumentsFolderElseHome() throws {
         let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
         let pictures = folder.appendingPathComponent("pictures"), home = folder.appendingPathComponent("home")
