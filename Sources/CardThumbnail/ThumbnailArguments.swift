@@ -15,9 +15,11 @@ public enum ThumbnailArguments: Equatable, Sendable {
         usage: \(program) [--size N] FILE.scratchcard OUT.png
 
         Writes a card file's cover as a PNG picture, N pixels on its longer side (default
-        256): fresh foil, nothing of the prize. Needs no display; a file manager's
-        thumbnailer runs it (share/thumbnailers/scratchcard.thumbnailer). OUT.png is
-        written in place, not replaced.
+        256): fresh foil, nothing of the prize. A drawn cover (the built-in foil, a
+        ticket) is the picture scratchcard make stores in the file (Thumbnails/cover.jpg).
+        Needs no display; a file manager's thumbnailer runs it
+        (share/thumbnailers/scratchcard.thumbnailer). OUT.png is written in place, not
+        replaced.
 
         options:
           --size N         the longer side in pixels, 1 to 4096 (default 256)
