@@ -88,7 +88,11 @@ func run(_ program: String, _ arguments: [String], environment: [String: String]
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
-    usleep(30_000)
+    // The last of the output may still be on its way to the handlers: wait for both
+    // pipes' end (a fixed 30 ms once lost systemd-analyze's last line on a busy machine),
+    // for a while only, since a daemon the program started may hold a pipe open.
+    let drained = Date().addingTimeInterval(5)
+    while !(out.ended && err.ended) && Date() < drained { usleep(5_000) }
     output.fileHandleForReading.readabilityHandler = nil
     errors.fileHandleForReading.readabilityHandler = nil
     return (process.terminationStatus, out.text, err.text)
@@ -97,8 +101,12 @@ func run(_ program: String, _ arguments: [String], environment: [String: String]
 /// Bytes appended from another thread.
 final class Collected: @unchecked Sendable {
     private var data = Data()
+    private var sawEnd = false
     private let lock = NSLock()
-    func append(_ more: Data) { lock.lock(); data.append(more); lock.unlock() }
+    /// Appends `more`; empty data is the pipe's end (what a readability handler gets then).
+    func append(_ more: Data) { lock.lock(); if more.isEmpty { sawEnd = true } else { data.append(more) }; lock.unlock() }
+    /// True once the pipe's end was seen.
+    var ended: Bool { lock.lock(); defer { lock.unlock() }; return sawEnd }
     var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
 }
 
