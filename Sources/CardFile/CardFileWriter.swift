@@ -15,7 +15,7 @@ import ScratchCore
 ///     try CardFileWriter.write(bytes, to: "cards.scratchcard", force: false)
 public enum CardFileWriter {
     /// The card file's bytes. `files` reads what the deck's cards name; `preview`, a JPEG
-    /// of the built-in foil cover, goes in as `CardFile.previewEntry` (stored).
+    /// of a drawn cover (the built-in foil, a ticket), goes in as `CardFile.previewEntry` (stored).
     public static func archive(deck: Deck, settings: CardSettings, files: any DeckFiles,
                                preview: [UInt8]? = nil) throws(FileError) -> [UInt8] {
         var entryOf: [String: String] = [:]         // file -> entry

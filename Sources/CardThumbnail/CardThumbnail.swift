@@ -10,9 +10,10 @@ import ScratchImage
 /// `scratchcard-thumbnailer`, the small program file managers run.
 ///
 /// This room draws nothing itself, so it links no cairo or Pango: a cover image is
-/// decoded (a JPEG at 1/2, 1/4 or 1/8 of its size straight away); the built-in foil is
-/// the preview `scratchcard make` stored in the file (`CardFile.previewEntry`), or, when
-/// there is none (a file packed by hand), what the caller's `FoilPainter` draws.
+/// decoded (a JPEG at 1/2, 1/4 or 1/8 of its size straight away); a drawn cover (the
+/// built-in foil, a ticket) is the preview `scratchcard make` stored in the file
+/// (`CardFile.previewEntry`), or, when there is none (a file packed by hand), what the
+/// caller's `CoverPainter` draws.
 /// `scratchcard thumbnail` passes CardArt's; the thumbnailer has none and refuses such a
 /// file, and the file manager shows the type's icon (BENCHMARKS.md, "Card files": what
 /// loading the text stack costs a process that starts once a file).
@@ -25,24 +26,24 @@ public enum CardThumbnail {
     /// Draws the fresh cover of `card`, whose cover is no image (the built-in foil with
     /// its words, or a ticket's printed cover with its foil panels), `longerSide` pixels
     /// on its longer side.
-    public typealias FoilPainter = (_ longerSide: Int, _ card: DeckCard) -> RGBAImage
+    public typealias CoverPainter = (_ longerSide: Int, _ card: DeckCard) -> RGBAImage
 
     /// Writes the thumbnail of the card file at `input` to `output` as a PNG.
     ///
     /// OUT is written in place (opened, truncated, written), never by a rename: tumbler
     /// 4.18 opens the output before it runs the thumbnailer and reads the result through
     /// that descriptor, which a rename would leave on the old, empty file.
-    public static func write(size: Int, input: String, output: String, drawFoil: FoilPainter? = nil) throws(Failure) {
+    public static func write(size: Int, input: String, output: String, drawCover: CoverPainter? = nil) throws(Failure) {
         let card: CardFile
         do { card = try CardFile.open(path: input) } catch { throw Failure(description: "\(error)") }
-        let image = try thumbnail(of: card, longerSide: size, drawFoil: drawFoil)
+        let image = try thumbnail(of: card, longerSide: size, drawCover: drawCover)
         let png: [UInt8]
         do { png = try PNGFile.encodeFast(image) } catch { throw Failure(description: "\(error)") }
         try writeInPlace(png, to: output)
     }
 
     /// The cover of the card that stands for the file, `longerSide` pixels on its longer side.
-    public static func thumbnail(of card: CardFile, longerSide: Int, drawFoil: FoilPainter? = nil) throws(Failure) -> RGBAImage {
+    public static func thumbnail(of card: CardFile, longerSide: Int, drawCover: CoverPainter? = nil) throws(Failure) -> RGBAImage {
         let shown = CardFile.coverCard(of: card.deck)
         let path = card.container.path
         let entry: String
@@ -55,12 +56,12 @@ public enum CardThumbnail {
             let preview = card.container.size(of: CardFile.previewEntry)
             // The preview is drawn at 640 pixels: larger thumbnails are drawn afresh when
             // a painter is at hand, the preview enlarged when not.
-            if let drawFoil, preview == nil || longerSide > max(CardFile.previewSize.width, CardFile.previewSize.height) {
-                return drawFoil(longerSide, shown)
+            if let drawCover, preview == nil || longerSide > max(CardFile.previewSize.width, CardFile.previewSize.height) {
+                return drawCover(longerSide, shown)
             }
             guard preview != nil else {
-                throw Failure(description: "\(path): its cover is the built-in foil and it has no \(CardFile.previewEntry) "
-                              + "(scratchcard make writes one; scratchcard thumbnail draws the foil without it)")
+                throw Failure(description: "\(path): its cover is drawn (the built-in foil or a ticket) and it has no \(CardFile.previewEntry) "
+                              + "(scratchcard make writes one; scratchcard thumbnail draws the cover without it)")
             }
             entry = CardFile.previewEntry
         }

@@ -58,7 +58,7 @@ func makeCardFile(_ options: MakeOptions) throws(ExitError) {
     }
     let bytes: [UInt8]
     do {
-        bytes = try CardFileWriter.archive(deck: deck, settings: settings, files: files, preview: try foilPreview(of: deck))
+        bytes = try CardFileWriter.archive(deck: deck, settings: settings, files: files, preview: try coverPreview(of: deck))
         _ = try CardFile.open(bytes: bytes, path: options.out)       // a card file make writes always opens
         try CardFileWriter.write(bytes, to: options.out, force: options.force)
     } catch { throw bad(error) }
@@ -68,7 +68,7 @@ func makeCardFile(_ options: MakeOptions) throws(ExitError) {
 /// The picture of the file's cover a thumbnailer shows when that cover is drawn (the
 /// built-in foil, a ticket's printed cover): drawn here, so that the thumbnailer need not
 /// load a text stack; nil when the cover is an image, which the thumbnailer decodes itself.
-func foilPreview(of deck: Deck) throws(ImageError) -> [UInt8]? {
+func coverPreview(of deck: Deck) throws(ImageError) -> [UInt8]? {
     let shown = CardFile.coverCard(of: deck)
     guard shown.cover == nil else { return nil }
     return try JPEGFile.encode(freshCover(of: shown, size: CardFile.previewSize), quality: 92)

@@ -5,17 +5,17 @@ import ScratchCore
 
 /// `scratchcard thumbnail --size N IN OUT.png`: the card file's cover as a PNG, with no
 /// display; the work is CardThumbnail's, shared with `scratchcard-thumbnailer`. This one
-/// can draw the built-in foil itself (CardArt), for a file without a stored preview or a
-/// size beyond it.
+/// draws a cover that is no image (the built-in foil, a ticket) itself, with CardArt,
+/// for a file without a stored preview or a size beyond it.
 func writeThumbnail(size: Int, input: String, output: String) throws(ExitError) {
-    do { try CardThumbnail.write(size: size, input: input, output: output, drawFoil: drawFoil) } catch {
+    do { try CardThumbnail.write(size: size, input: input, output: output, drawCover: drawCover) } catch {
         throw ExitError(code: 2, message: error.description)
     }
 }
 
 /// The fresh cover of a card with no cover image, `longerSide` pixels on its longer side:
 /// what the window shows before a scratch.
-func drawFoil(longerSide: Int, card: DeckCard) -> RGBAImage {
+func drawCover(longerSide: Int, card: DeckCard) -> RGBAImage {
     freshCover(of: card, size: CardThumbnail.fitted(CardArt.designSize, longerSide: longerSide))
 }
 

@@ -17,12 +17,18 @@ struct ClaimMaker: Sendable {
     /// key, and a key file that cannot be used, end the program (exit 2).
     static func load(options: WindowOptions, deck: Deck?) throws(ExitError) -> ClaimMaker? {
         guard let path = options.claimKey else {
-            if let card = deck?.cards.first(where: \.claim) {
-                throw ExitError(code: 2, message: "\(options.deck ?? "the deck"): the card \"\(card.id)\" is a claim (\"claim\": true): give the promotion's key with --claim-key FILE")
-            }
+            if let deck, let problem = needsKey(deck) { throw ExitError(code: 2, message: "\(options.deck ?? "the deck"): \(problem)") }
             return nil
         }
         return ClaimMaker(key: try loadClaimKey(path), kiosk: options.kioskID ?? defaultKioskID())
+    }
+
+    /// Why `deck` cannot be dealt without the promotion's key (it has a claim card), or
+    /// nil: checked at start, and when SIGHUP reloads the deck.
+    static func needsKey(_ deck: Deck) -> String? {
+        deck.cards.first(where: \.claim).map {
+            "the card \"\($0.id)\" is a claim (\"claim\": true): give the promotion's key with --claim-key FILE"
+        }
     }
 
     /// The claim a deal of a claim card carries, as drawn.

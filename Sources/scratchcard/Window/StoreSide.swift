@@ -236,9 +236,7 @@ final class StoreSide {
         do {
             loaded = try LoadedDeck.load(path: path, asCardFile: asCardFile)
             try Dealer.checkSounds(of: loaded.deck, path: path, source: loaded.source)
-            if !makesClaims, let card = loaded.deck.cards.first(where: \.claim) {
-                throw DeckError(path: path, message: "the card \"\(card.id)\" is a claim (\"claim\": true), and the kiosk started without --claim-key")
-            }
+            if !makesClaims, let problem = ClaimMaker.needsKey(loaded.deck) { throw DeckError(path: path, message: problem) }
             book.reload(deck: loaded.deck, source: loaded.source, dealt: try keeper.store.dealtCounts())
         } catch {
             log("SIGHUP: the deck did not reload, the old one goes on dealing: \(error)")
