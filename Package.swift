@@ -93,9 +93,14 @@ let package = Package(
         // arguments: `scratchcard thumbnail` and `scratchcard-thumbnailer` share it. It
         // draws nothing (no CardArt: no cairo or Pango to load in the thumbnailer).
         .target(name: "CardThumbnail", dependencies: ["CardFile", "ScratchImage", "ScratchCore", "CardRules"]),
+        // The money path of a window's cards: the card as dealt and where it came from, the
+        // dealer and the stock book, claims, the card maker's worker, and the ledger with
+        // one entry point per transition (deal, show, reveal, end, void, print). No X11.
+        .target(name: "Dealing", dependencies: ["ScratchCore", "CardRules", "CardArt", "CardFile", "ScratchImage", "ScratchSound",
+                                                "ScratchStore", "Claims", "QRCode", "TicketPrinter", "Threads"]),
         // The icon, found as a resource (the built-in card is drawn by CardArt).
         .target(name: "ScratchAssets", path: "Assets",
-                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "mime", "thumbnailers"],
+                exclude: ["scratchcard.desktop", "scratchcard-doodle.desktop", "scratchcard-make.desktop", "mime", "thumbnailers"],
                 // icons: the window's _NET_WM_ICON in a development build (an installed
                 // one reads the hicolor theme's).
                 resources: [.copy("icon.png"), .copy("icons")]),
@@ -103,7 +108,7 @@ let package = Package(
         // MARK: The executable.
         .executableTarget(name: "scratchcard",
                           dependencies: ["ScratchCore", "CardRules", "DoodleDocument", "Threads", "ScratchImage", "ScratchX11",
-                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "CardThumbnail", "Claims", "QRCode", "TicketPrinter", "ServiceNotify"]),
+                                         "ScratchSound", "ScratchStore", "ScratchAssets", "CardArt", "CardFile", "CardThumbnail", "Claims", "QRCode", "Dealing", "ServiceNotify"]),
         // The freedesktop thumbnailer file managers run, once a file: the thumbnail command
         // alone, linking only what it needs (libzip, libpng, libjpeg-turbo, libwebp: no X11,
         // sound, SQLite, libpq, CUPS, cairo or Pango), so it loads 12 shared libraries, not 95.
@@ -152,6 +157,9 @@ let package = Package(
         .testTarget(name: "ClaimsTests", dependencies: ["Claims", "QRCode", "ScratchCore", "CardRules", "ScratchImage"]),
         .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage", "QRCode", "Claims"]),
         .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "CardRules", "ScratchCore", "PostgresSupport"]),
+        // The dealing room with no display: a temporary SQLite store and the suite's PostgreSQL.
+        .testTarget(name: "DealingTests", dependencies: ["Dealing", "ScratchStore", "CardRules", "ScratchCore", "Claims",
+                                                         "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
         .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],

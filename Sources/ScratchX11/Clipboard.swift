@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import ScratchCore
 import CX11
 
 /// What the CLIPBOARD gave: a picture's file as it came (PNG or JPEG), or local files.

@@ -478,8 +478,3 @@ public enum Key: Equatable, Sendable {
     }
 }
 
-func monotonicSeconds() -> Double {
-    var now = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &now)
-    return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-}

@@ -51,3 +51,17 @@ public final class Condition: @unchecked Sendable {
         return try body()
     }
 }
+
+/// A pipe for waking the run loop from elsewhere (a signal handler, a worker thread): a
+/// byte written to `write` makes `read` readable beside the X connection. Both ends are
+/// non-blocking (a full pipe drops the byte, an empty one reads nothing) and closed on
+/// exec. Nil when no pipe can be made.
+public func wakePipe() -> (read: Int32, write: Int32)? {
+    var ends: [Int32] = [-1, -1]
+    guard pipe(&ends) == 0 else { return nil }
+    for end in ends {
+        _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(end, F_SETFL, O_NONBLOCK)
+    }
+    return (ends[0], ends[1])
+}

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Dealing
 import CardArt
 import CardFile
 import CardRules

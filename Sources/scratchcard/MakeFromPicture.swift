@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Dealing
 import CardFile
 import CardRules
 import Foundation

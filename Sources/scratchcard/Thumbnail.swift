@@ -1,3 +1,4 @@
+import Dealing
 import CardArt
 import CardRules
 import CardThumbnail

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Dealing
 import CardRules
 import Claims
 import Foundation
@@ -243,10 +244,3 @@ private func answer(_ text: String, key: ClaimKey, book: ClaimBook, counter: Str
         return ("a valid code, but \(book.name) has no such claim (yet): the kiosk's outcomes may not have reached it; try again later", 5)
     }
 }
-
-/// The issuer a kiosk (or `pool deal`) gives its ledger: the key's code for each deal of
-/// a claim card.
-func claimIssuer(key: ClaimKey, kiosk: String) -> ClaimIssuer {
-    ClaimIssuer(kiosk: kiosk) { card, deal in card.claim ? key.code(forDeal: deal.text).text : nil }
-}
-

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Dealing
 import CardRules
 import Foundation
 import ScratchCore
@@ -58,14 +59,6 @@ let poolUsage = """
     stock   per card: stock, dealt, left, revealed, abandoned, quit; per kiosk: dealt,
             revealed, abandoned, quit, void (taken and never shown), last seen.
     """
-
-/// The host name: the default kiosk id.
-func defaultKioskID() -> String {
-    var name = [CChar](repeating: 0, count: 256)
-    guard gethostname(&name, name.count - 1) == 0 else { return "kiosk" }
-    let text = String(decoding: name.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    return text.isEmpty ? "kiosk" : text
-}
 
 /// A kiosk id: 1 to 200 printable characters.
 func kioskID(_ text: String, _ option: String) throws(UsageError) -> String {
@@ -176,7 +169,7 @@ func poolDeal(_ options: PoolDealOptions) throws(ExitError) {
             ?? KioskStore(copyOf: nil)
         let pool = PostgresPool(address: address, kioskID: options.kioskID)
         if let key {
-            let issuer = claimIssuer(key: key, kiosk: options.kioskID)
+            let issuer = ClaimMaker.issuer(key: key, kiosk: options.kioskID)
             store.claimIssuer = issuer
             pool.claimIssuer = issuer
             pool.claimKeyFingerprint = key.fingerprint

@@ -1,3 +1,4 @@
+import Dealing
 import ScratchCore
 import ScratchImage
 import CardRules
@@ -35,7 +36,7 @@ func renderTicket(_ trace: Trace, deck path: String, card id: String, out: Strin
     guard entry.zoneCard != nil else { throw ExitError(code: 2, message: "\(path): card \(JSONText.quoted(id)) has no zones") }
     let dealer = Dealer(deck: deck)
     let dealt: DealtCard
-    do { dealt = try dealer.dealtTicket(entry, deckCard: nil) } catch { throw ExitError(code: error.exitCode, message: "\(error)") }
+    do { dealt = try dealer.dealtTicket(entry) } catch { throw ExitError(code: error.exitCode, message: "\(error)") }
     let art = dealt.zoneArt!
     let filled = dealt.images.filling(trace.canvas)
     let canvas: ScratchCanvas

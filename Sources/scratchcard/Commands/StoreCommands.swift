@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Dealing
 import CardRules
 import Foundation
 import ScratchCore

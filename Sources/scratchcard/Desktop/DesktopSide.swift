@@ -1,3 +1,4 @@
+import Dealing
 import ScratchCore
 import ScratchImage
 import ScratchX11

@@ -1,3 +1,4 @@
+import Dealing
 import Foundation
 import ScratchCore
 import CardRules
@@ -191,7 +192,7 @@ final class CardOnShow {
     func replace(with made: CardMaker.Made, now: Double) {
         canvas = made.canvas
         dealt = made.card
-        session = made.card.soldOut ? StoreKeeper.soldOutSession(revealAt: revealAt, now: now, cardID: made.card.id)
+        session = made.card.dealsNothing ? Ledger.soldOutSession(revealAt: revealAt, now: now, cardID: made.card.id)
             : CardSession(cardID: made.card.id, revealAt: revealAt, now: now)
         shownAtWallClock = Date().timeIntervalSince1970
         if !recording.isEmpty, recording.last != .up { record(.up) }

@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import Dealing
 import ScratchCore
 import ScratchSound
 import CardRules

@@ -119,7 +119,7 @@ final class KioskTimers {
         case .scratching where !situation.penDown && now >= Swift.max(lastTouch + abandonReset, situation.retryDealAt):
             return .dealNewCard
         case .done where situation.showsSoldOut:
-            // No resets: a deal only once SIGHUP brought stock (StoreSide.reloadDeck).
+            // No resets: a deal only once SIGHUP brought stock (Ledger.reloadDeck).
             return situation.restocked ? .dealNewCard : .nothing
         case .done where now >= Swift.max(situation.revealedAt + idleReset, situation.retryDealAt):
             return .dealNewCard

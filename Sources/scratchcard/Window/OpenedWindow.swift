@@ -1,3 +1,4 @@
+import Dealing
 import ScratchCore
 import ScratchX11
 import CardRules
@@ -55,36 +56,24 @@ struct OpenedWindow {
 /// drawn straight into the window's image (`drawnStraight`: its first frame is ready once
 /// the canvas is, Card.swift); else its canvas is made at the window's size, with the
 /// strokes and the state the store held, when it took the card up again.
-func firstCardOnShow(_ dealt: DealtCard, in opened: OpenedWindow, store: StoreSide, options: WindowOptions,
+func firstCardOnShow(_ dealt: DealtCard, in opened: OpenedWindow, ledger: Ledger, options: WindowOptions,
                      shownAtWallClock: Double) throws(ExitError) -> (card: CardOnShow, drawnStraight: Bool) {
     let images = dealt.images, size = opened.size, canvas: ScratchCanvas
     var drawnStraight = false
-    if store.resumed == nil, let drawn = images.canvas(showingCoverIn: opened.surface.framebuffer, brush: opened.brush) {
+    if ledger.resumed == nil, let drawn = images.canvas(showingCoverIn: opened.surface.framebuffer, brush: opened.brush) {
         canvas = drawn
         drawnStraight = true
     } else {
         do {
             canvas = try images.canvas(at: size, layout: opened.layout, brush: opened.brush) { filledCover in
-                store.resumedMask(size: size, images: images, filledCover: filledCover, zones: dealt.zoneArt?.card)
+                ledger.resumedMask(size: size, images: images, filledCover: filledCover, zones: dealt.zoneArt?.card)
             }
         } catch { throw ExitError(code: 2, message: "\(error)") }
     }
     let now = monotonicSeconds(), revealAt = options.revealAtPercent / 100
-    let session = store.firstSession(card: dealt, revealAt: revealAt, fraction: canvas.revealedFraction, now: now)
-        ?? CardSession(cardID: dealt.id, revealAt: revealAt, now: now)
+    let session = ledger.firstSession(card: dealt, revealAt: revealAt, fraction: canvas.revealedFraction, now: now)
     let card = CardOnShow(dealt: dealt, canvas: canvas, session: session, shownAtWallClock: shownAtWallClock,
                           brush: opened.brush, revealAt: revealAt, maxFingers: options.maxFingers,
-                          recordsGesture: options.record != nil, startedZones: store.resumedZoneOrder)
+                          recordsGesture: options.record != nil, startedZones: ledger.resumedZoneOrder)
     return (card, drawnStraight)
-}
-
-extension Dealer {
-    /// Fonts for every text of the deck are looked up on a thread of its own: 20,000
-    /// texts (a 10,000-card deck) take 2 s, which the first card need not wait for.
-    /// What a font lacks is said on stderr.
-    func lookUpFonts(deckPath: String?) {
-        guard hasText else { return }
-        let fonts = self
-        detachThread { for warning in fonts.missingGlyphWarnings(deckPath: deckPath) { log(warning) } }
-    }
 }

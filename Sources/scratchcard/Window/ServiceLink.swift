@@ -1,4 +1,5 @@
 @preconcurrency import Glibc
+import ScratchCore
 import Foundation
 import ServiceNotify
 import CardRules

@@ -5,6 +5,7 @@ import ScratchImage
 import ScratchSound
 import ScratchX11
 import CardRules
+import Dealing
 
 /// The window: one thread, one loop. Wait on the X connection (or until the next
 /// animation frame), drain every pending event (a burst of motion becomes strokes into
@@ -17,7 +18,8 @@ import CardRules
 /// passes each what it needs, and no part reads another's:
 /// - `card`, the card on show (CardOnShow.swift): the card, its canvas and session;
 /// - `dealing`, the next card on its way (CardDealing.swift, CardMaker.swift);
-/// - `store`, the store's side and the outcome log (StoreSide.swift, Store/);
+/// - `ledger`, every card's record: the store, the pool, the outcome log, claim tickets
+///   (Sources/Dealing's Ledger);
 /// - `kiosk`, kiosk mode's timers, attract band and exit chord (KioskTimers.swift);
 /// - `effects`, the sound and the celebration (Effects.swift);
 /// - `screen` and `changes`, the surface at the monitor's pace and what it does not
@@ -34,7 +36,7 @@ final class WindowApp {
 
     private let card: CardOnShow
     private let dealing: CardDealing
-    private let store: StoreSide
+    private let ledger: Ledger
     /// Nil outside kiosk mode.
     private let kiosk: KioskTimers?
     private var effects: Effects
@@ -43,8 +45,6 @@ final class WindowApp {
     /// A ticket's focus ring, which the keys move between its zones (ZoneKeys.swift).
     private var zoneFocus = ZoneFocus()
     private var stats = WindowStats()
-    /// `--print-claims`: a ticket for each claim revealed (ClaimTickets.swift).
-    private let tickets: ClaimTickets?
     private let desktop: DesktopSide
     private let service = ServiceLink()
     private var running = true
@@ -53,33 +53,34 @@ final class WindowApp {
         let startedAtWallClock = Date().timeIntervalSince1970, startedAt = monotonicSeconds()
         _ = launchStartupID         // taken from the environment before any thread starts
         var dealer: Dealer
-        do { dealer = try Dealer(options: options) } catch { throw ExitError(code: 2, message: "\(error)") }
+        do { dealer = try Dealer(options: options.dealerOptions) } catch { throw ExitError(code: 2, message: "\(error)") }
         // A card file's own reveal-at, brush and celebrate, where the command line left the default.
         let options = options.applying(dealer.settings)
         self.options = options
-        dealer.claims = try ClaimMaker.load(options: options, deck: dealer.deck)
-        let store = try StoreSide(options: options, dealer: dealer)
-        self.store = store
-        store.supply(&dealer)
+        dealer.claims = try options.claimMaker(deck: dealer.deck)
+        let ledger: Ledger
+        do { ledger = try Ledger(options: options.ledgerOptions, dealer: dealer) } catch { throw ExitError(error) }
+        self.ledger = ledger
+        ledger.supply(&dealer)
         dealer.lookUpFonts(deckPath: options.deck)
-        // The first card is made here, before the window exists. The next ones are made
-        // on the card maker's worker.
-        let dealt = try store.firstCard(dealer: dealer)
+        // The first card is dealt and committed here, before the window exists. The next
+        // ones are made on the card maker's worker.
+        let dealt: DealtCard
+        do { dealt = try ledger.firstCard(dealer: dealer) } catch { throw ExitError(error) }
 
         let opened = try OpenedWindow(options: options, cardPoints: dealt.images.cover.size)
         (display, window, scale) = (opened.display, opened.window, opened.scale.factor)
         let drawnStraight: Bool
-        (card, drawnStraight) = try firstCardOnShow(dealt, in: opened, store: store, options: options,
-                                                    shownAtWallClock: store.resumed?.shownAt ?? startedAtWallClock)
+        (card, drawnStraight) = try firstCardOnShow(dealt, in: opened, ledger: ledger, options: options,
+                                                    shownAtWallClock: ledger.resumed?.shownAt ?? startedAtWallClock)
         let now = monotonicSeconds()
-        let lastTouch = store.resumed == nil ? startedAt : store.resumedLastTouch(now: now) ?? now
+        let lastTouch = ledger.resumed == nil ? startedAt : ledger.resumedLastTouch(now: now) ?? now
         effects = Effects(options: options, brushRadius: opened.brush.radius, scale: opened.scale.factor)
-        tickets = ClaimTickets(options: options)
         dealing = CardDealing(maker: CardMaker(dealer: dealer, size: opened.size, layout: opened.layout, brush: opened.brush))
         screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
         kiosk = options.kiosk
             ? KioskTimers(options: options, display: display, window: window, canvas: opened.size, lastTouch: lastTouch) : nil
-        desktop = DesktopSide(window: window, takesPictures: !options.kiosk && !store.keepsStore, takesCardFiles: true,
+        desktop = DesktopSide(window: window, takesPictures: !options.kiosk && !ledger.keepsStore, takesCardFiles: true,
                               verbose: options.verbose)
         let touch = window.enableTouch()
         if options.verbose { opened.logSetUp(options: options, touch: touch, screen: screen) }
@@ -93,16 +94,16 @@ final class WindowApp {
         window.map()
         if changes.nothingDrawnNotPut { changes.expose(PixelRect(size: card.size)) }
         emit([.ready(cardID: card.id, width: card.size.width, height: card.size.height, scale: scale,
-                     deal: store.deal, resumed: store.resumed != nil)])
-        if store.showsSoldOut { emit([.soldOut]) }
+                     deal: ledger.deal, resumed: ledger.resumed != nil)])
+        if ledger.showsSoldOut { emit([.soldOut]) }
         // A resumed card may have crossed its threshold in strokes saved just before the end.
-        if store.resumed != nil { emit(card.scratched(now: monotonicSeconds())) }
+        if ledger.resumed != nil { emit(card.scratched(now: monotonicSeconds())) }
         let signals = TerminationSignals.install()
         while running {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).
             let now = monotonicSeconds()
-            let wake = [nextWake(now: now), store.flushDue, service.nextPingAt].compactMap { $0 }.min()
+            let wake = [nextWake(now: now), ledger.flushDue, service.nextPingAt].compactMap { $0 }.min()
             let timeout = wake.map { Swift.max(0, $0 - now) }
             let events = screen.nextEvents(now: now, timeout: timeout, alsoWaitingOn: [signals, dealing.wakeDescriptor])
             let woke = monotonicMicroseconds()
@@ -117,8 +118,8 @@ final class WindowApp {
             if dealing.collect(kiosk: options.kiosk) { dealNewCard() }
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
-                if signal == SIGHUP, store.keepsStore {
-                    if store.reloadDeck(options.deck, asCardFile: options.openCardFile) {
+                if signal == SIGHUP, ledger.keepsStore {
+                    if ledger.reloadDeck(options.deck, asCardFile: options.openCardFile) {
                         dealing.dropSpare()     // a sold-out card made before the reload
                         dealNewCard()
                     }
@@ -129,7 +130,7 @@ final class WindowApp {
             }
             if running, screen.canDraw { repaint() }
             // Strokes due to be saved: after the repaint, so a commit never holds back pixels.
-            store.flushIfDue(now: monotonicSeconds())
+            ledger.flushIfDue(now: monotonicSeconds())
             // The watchdog's ping, when due, after a round trip: XSync returns once the
             // server has answered; a stopped or hung server never does, and no ping goes.
             service.pingIfDue(now: monotonicSeconds()) { display.sync() }
@@ -142,8 +143,8 @@ final class WindowApp {
         if dealing.waitForWantedCard() { dealNewCard() }
         dealing.endWanting()
         // The card on show ends: its outcome to the store, then to the outcome log.
-        store.finish(card.outcome(now: monotonicSeconds(), endedBy: true))
-        store.sendToPoolAtQuit()
+        ledger.end(card.outcome(now: monotonicSeconds(), endedBy: true))
+        ledger.closeAtQuit()
         emit([.quit])
         finish()
     }
@@ -269,7 +270,7 @@ final class WindowApp {
 
     /// Records a stroke of the card on show for the store.
     private func keep(_ record: StrokeLog.Record) {
-        store.keep(record, canvas: card.size, brush: card.brush.radius, now: monotonicSeconds())
+        ledger.keep(record, canvas: card.size, brush: card.brush.radius, now: monotonicSeconds())
     }
 
     /// Composites what changed (and what was exposed, or the fade's frame) and puts it
@@ -342,21 +343,21 @@ final class WindowApp {
         if let made = dealing.newCard() { show(made) }
     }
 
-    /// The made card replaces the one on show, once the store has recorded it (the old
+    /// The made card replaces the one on show, once the ledger has recorded it (the old
     /// card's outcome and the new deal, committed before the new card's first pixel); the
     /// old one's record goes to the outcome log before `new-card` is written.
     private func show(_ made: CardMaker.Made) {
         let now = monotonicSeconds()
-        let taken = store.take(made, ending: card.outcome(now: now, endedBy: false), onShow: card.dealt.id, now: now)
-        guard dealing.follow(taken) else { return }
-        if case .show(announcingSoldOut: true, _) = taken { emit([.soldOut]) }
+        let shown = ledger.show(made.card, ending: card.outcome(now: now, endedBy: false), onShow: card.dealt.id, now: now)
+        guard dealing.follow(shown) else { return }
+        if case .show(announcingSoldOut: true, _) = shown { emit([.soldOut]) }
         dealing.cardShown()
         card.replace(with: made, now: monotonicSeconds())
         zoneFocus.reset()
         kiosk?.newCardShown()
         effects.newCardShown()
         changes.expose(PixelRect(size: card.size))
-        emit([.newCard(cardID: made.card.id, deal: store.deal)])
+        emit([.newCard(cardID: made.card.id, deal: ledger.deal)])
     }
 
     /// Ctrl+C, Ctrl+V, F11, a drop, a paste (DesktopSide): false when the event is none of them.
@@ -418,14 +419,14 @@ final class WindowApp {
     private func kioskSituation() -> KioskTimers.Situation {
         KioskTimers.Situation(phase: card.phase, shownAt: card.shownAt, revealedAt: card.revealedAt, penDown: card.isPenDown,
                               makingACard: dealing.isMaking, retryDealAt: dealing.retryDealAt,
-                              askedForNextCard: dealing.askedForNextCard, showsSoldOut: store.showsSoldOut,
-                              restocked: store.restocked)
+                              askedForNextCard: dealing.askedForNextCard, showsSoldOut: ledger.showsSoldOut,
+                              restocked: ledger.restocked)
     }
 
     /// What the service manager's status line says: the card and deal on show, sold out,
     /// the pool out of reach.
     private func serviceSituation() -> ServiceLink.Situation {
-        ServiceLink.Situation(cardID: card.id, deal: store.deal?.text, soldOut: store.showsSoldOut, poolOffline: store.poolOffline)
+        ServiceLink.Situation(cardID: card.id, deal: ledger.deal?.text, soldOut: ledger.showsSoldOut, poolOffline: ledger.poolOffline)
     }
 
     private func finish() {
@@ -441,13 +442,12 @@ final class WindowApp {
         }
     }
 
-    /// Every batch of card events: the store and the effects hear of them; with
+    /// Every batch of card events: the ledger and the effects hear of them; with
     /// `--events`, one JSON line per event on stdout, flushed at once.
     private func emit(_ events: [CardEvent]) {
-        store.noticed(events)
+        ledger.noticed(events, of: card.dealt)
         if events.contains(where: \.changesWhatIsOnShow) { service.update(serviceSituation()) }
         effects.react(to: events, of: card.dealt, canvas: card.size)
-        for case .revealed in events { tickets?.revealed(card.dealt) }
         guard options.events else { return }
         // A claim card's `revealed` carries its code; no other line does.
         for event in events { print(event.json(claim: card.dealt.claim?.code)) }

@@ -11,27 +11,19 @@ import ScratchStore
 ///   every network call happens there, never on the window's loop, which goes on reading
 ///   strokes and repainting whatever the network does.
 /// - The loop records the taken deal in the local store when it shows the card
-///   (`StoreSide.take`), with the card before it ended, in one local transaction; the
+///   (`Ledger.show`), with the card before it ended, in one local transaction; the
 ///   outcome is queued for the pool and sent on the pool's own queue.
 /// - While the pool cannot be reached, the worker deals the deck's unlimited cards; with
 ///   none, the "back in a moment" card is shown (nothing to scratch) and the pool tried
 ///   again with backoff at each reset. Sold out: the sold-out card, and the pool asked
 ///   again every 30 s at the latest (a head office may add stock with `pool init --deck`).
-extension StoreKeeper {
-    /// A deal's outcome, once: through the pool's ledger (the local store and its outbox
-    /// for the pool) or into the store alone.
-    @discardableResult
-    func finishDeal(_ deal: DealID, outcome: OutcomeRecord) throws(StoreError) -> Bool {
-        if let pool { return try pool.finish(deal, outcome: outcome) }
-        return try store.finish(deal, outcome: outcome)
-    }
-
+extension Ledger {
     /// The pool the options name, connected and caught up (or out of reach: the kiosk
     /// starts offline); nil without `--pool`. A missing or newer schema, a kiosk id in
     /// use, a connection string with a password: an error (exit 2).
-    static func openPool(options: WindowOptions, writer: StoreWriter, claims: ClaimMaker?) throws(StoreError) -> PoolLedger? {
+    static func openPool(_ options: Options, hasDeck: Bool, writer: StoreWriter, claims: ClaimMaker?) throws(StoreError) -> PoolLedger? {
         guard let text = options.pool else { return nil }
-        guard options.deck != nil else {
+        guard hasDeck else {
             throw StoreError(path: "--pool", kind: .other,
                              message: "needs --deck PATH: the deck says which cards there are and which are unlimited (the consolation cards a kiosk deals while the pool cannot be reached)")
         }
@@ -39,46 +31,15 @@ extension StoreKeeper {
         do { address = try PoolAddress(text, environment: ProcessInfo.processInfo.environment) } catch {
             throw StoreError(path: "--pool", kind: .other, message: error.message)
         }
-        let id = options.kioskID ?? defaultKioskID()
-        let pool = PostgresPool(address: address, kioskID: id)
+        let pool = PostgresPool(address: address, kioskID: options.kioskID)
         if let claims {
             pool.claimIssuer = claims.issuer
             pool.claimKeyFingerprint = claims.key.fingerprint
         }
         let ledger = PoolLedger(local: writer, storePath: writer.path, pool: pool, log: { log($0) })
         try ledger.start()
-        if options.verbose { log("pool: \(address), kiosk id \(id)\(ledger.isOnline ? "" : " (offline for now)")") }
+        if options.verbose { log("pool: \(address), kiosk id \(options.kioskID)\(ledger.isOnline ? "" : " (offline for now)")") }
         return ledger
-    }
-
-    /// The first card with a pool: taken and recorded now (before the window maps).
-    func firstPoolCard(dealer: Dealer) throws(ExitError) -> DealtCard {
-        let card: DealtCard
-        do { card = try dealer.deal() } catch { throw ExitError(code: 2, message: "\(error)") }
-        if card.backSoonUntil != nil {
-            noteBackSoon()
-            return card
-        }
-        if card.soldOut {
-            noteSoldOut()
-            return card
-        }
-        guard let taken = card.poolTake, let pool else { throw ExitError(code: 2, message: "--pool: no deal taken") }
-        do { try pool.record(taken, shownAt: Date().timeIntervalSince1970, ending: nil) } catch {
-            pool.release(taken)
-            throw ExitError(code: 2, message: "\(error)")
-        }
-        deal = taken.deal
-        return card
-    }
-
-    func noteBackSoon() {
-        if !showsBackSoon {
-            log("the pool cannot be reached and the deck has no unlimited card: 'back in a moment' is on show until it answers")
-        }
-        showsBackSoon = true
-        showsSoldOut = false
-        deal = nil
     }
 }
 
@@ -112,29 +73,26 @@ extension Dealer {
             do {
                 // Made as deal() makes a drawn card: its images or text, its sound.
                 var card = try reading(edition.source).dealt(taken.card, deal: taken.deal)
-                card.poolTake = taken
-                card.deckEdition = edition.number
+                card.origin = .pool(taken, edition: edition.number)
                 return card
             } catch {
                 pool.release(taken)
                 throw error
             }
         case .soldOut:
-            return try soldOutCard()
+            return try soldOutCard(edition: nil)
         case .offline(let retryIn):
-            var card = backSoonCard()
-            card.backSoonUntil = monotonicSeconds() + retryIn
-            return card
+            return backSoonCard(retryAt: monotonicSeconds() + retryIn)
         }
     }
 
     /// "Back in a moment": a text card drawn at the window's size (CardArt), like the
     /// built-in sold-out card; nothing to scratch.
-    func backSoonCard() -> DealtCard {
+    func backSoonCard(retryAt: Double) -> DealtCard {
         let text = CardText(title: "BACK IN A MOMENT", subtitle: "Please come back soon",
                             colour: RGBA(r: 255, g: 255, b: 255), background: RGBA(r: 60, g: 92, b: 74))
         return DealtCard(id: "back-soon", prize: "built-in",
                          images: CardImages(cover: .text(text, background: nil), prize: .text(text, background: nil)),
-                         revealSound: nil, celebrate: false, soldOut: true)
+                         revealSound: nil, celebrate: false, origin: .backSoon(retryAt: retryAt))
     }
 }

@@ -23,15 +23,20 @@ import Threads
 /// Draws from the deck happen on the worker, one after the other, in the order the
 /// loop asked for them: a card made for a size the window no longer has is re-made
 /// from the images it was dealt with, not dealt again.
-final class CardMaker {
+public final class CardMaker {
     /// A card ready to show: as dealt, and its canvas at the window's size.
-    struct Made {
-        let card: DealtCard
-        let canvas: ScratchCanvas
+    public struct Made {
+        public let card: DealtCard
+        public let canvas: ScratchCanvas
+
+        public init(card: DealtCard, canvas: ScratchCanvas) {
+            self.card = card
+            self.canvas = canvas
+        }
     }
 
     /// What `collect()` found.
-    enum Collected {
+    public enum Collected {
         /// A card is ready: `takeSpare()` has it.
         case ready
         /// The card could not be dealt (a deck image gone missing, say); the message says why.
@@ -39,9 +44,9 @@ final class CardMaker {
     }
 
     /// The size cards are made for: the window's, following `resize(to:)`.
-    private(set) var size: PixelSize
+    public private(set) var size: PixelSize
     /// True from `startDeal()` (or a re-make) until `collect()` takes its result.
-    private(set) var isMaking = false
+    public private(set) var isMaking = false
     /// The card made and not yet shown, always at `size`.
     private var spare: Made?
 
@@ -57,7 +62,7 @@ final class CardMaker {
 
     /// - Parameters: the dealer (from now on used on the worker only), and the size,
     ///   pixel layout and brush of the canvases to make.
-    init(dealer: Dealer, size: PixelSize, layout: PixelLayout, brush: Brush) {
+    public init(dealer: Dealer, size: PixelSize, layout: PixelLayout, brush: Brush) {
         self.dealer = dealer
         self.size = size
         self.layout = layout
@@ -68,14 +73,14 @@ final class CardMaker {
     /// The descriptor the loop polls: readable once a card (or a failure) is ready to
     /// `collect()`; -1 if the wake-up pipe could not be made (the loop then finds the
     /// card at its next wake, whatever woke it).
-    var wakeDescriptor: Int32 { handoff.readEnd }
+    public var wakeDescriptor: Int32 { handoff.readEnd }
 
     /// True when a card is made or on its way: `startDeal()` would do nothing.
-    var isBusy: Bool { isMaking || spare != nil }
+    public var isBusy: Bool { isMaking || spare != nil }
 
     /// Starts dealing and making the next card on the worker; returns at once. Does
     /// nothing while a card is on its way or waiting to be shown (`isBusy`).
-    func startDeal() {
+    public func startDeal() {
         guard !isBusy else { return }
         start(nil)
     }
@@ -83,7 +88,7 @@ final class CardMaker {
     /// The window has a new size: cards are made for it from now on. A spare card made
     /// for the old size goes back to the worker to be re-made (the same card, not a new
     /// draw); one on its way is re-made when it arrives.
-    func resize(to newSize: PixelSize) {
+    public func resize(to newSize: PixelSize) {
         size = newSize
         if let old = spare, old.canvas.size != newSize {
             spare = nil
@@ -94,7 +99,7 @@ final class CardMaker {
     /// Takes what the worker finished, if anything (without waiting); call it when
     /// `wakeDescriptor` is readable. Nil: nothing new (or a card made for an old size,
     /// now being re-made).
-    func collect() -> Collected? {
+    public func collect() -> Collected? {
         guard let outcome = handoff.take() else { return nil }
         isMaking = false
         switch outcome {
@@ -114,7 +119,7 @@ final class CardMaker {
 
     /// Waits for the card on its way, then collects it as `collect()` does. For the end
     /// of the program only: the loop must never wait here while it runs.
-    func finishMaking() -> Collected? {
+    public func finishMaking() -> Collected? {
         while isMaking {
             handoff.waitForOutcome()
             if let collected = collect() { return collected }
@@ -124,14 +129,14 @@ final class CardMaker {
 
     /// A dropped card file: cards are dealt from `newDealer` from now on. A spare card of
     /// the old dealer is dropped; one on its way is dropped when it arrives.
-    func replaceDealer(_ newDealer: Dealer) {
+    public func replaceDealer(_ newDealer: Dealer) {
         dealer = newDealer
         dealerGeneration += 1
         spare = nil
     }
 
     /// The made card, handed over to the caller (the loop), if one is ready.
-    func takeSpare() -> Made? {
+    public func takeSpare() -> Made? {
         defer { spare = nil }
         return spare
     }

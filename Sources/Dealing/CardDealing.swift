@@ -5,32 +5,32 @@ import ScratchCore
 /// itself (deal, decode, scale, convert) happens on the card maker's worker
 /// (CardMaker.swift), so the loop goes on reading input and repainting meanwhile: the
 /// card on show stays live until the new one replaces it.
-final class CardDealing {
+public final class CardDealing {
     private let maker: CardMaker
     /// A new card was asked for (`r`, a reset) and is on its way.
-    private(set) var newCardWanted = false
+    public private(set) var newCardWanted = false
     /// Kiosk mode: the next card was asked for ahead of time, while this one is on show.
-    private(set) var askedForNextCard = false
+    public private(set) var askedForNextCard = false
     /// After a failed deal (or a store that could not record it), the kiosk's resets
     /// wait until then.
-    private(set) var retryDealAt = 0.0
+    public private(set) var retryDealAt = 0.0
 
-    init(maker: CardMaker) {
+    public init(maker: CardMaker) {
         self.maker = maker
     }
 
     /// The descriptor the loop polls beside the X connection: readable once a card is made.
-    var wakeDescriptor: Int32 { maker.wakeDescriptor }
+    public var wakeDescriptor: Int32 { maker.wakeDescriptor }
 
     /// True while a card is on its way: it will wake the loop.
-    var isMaking: Bool { maker.isMaking }
+    public var isMaking: Bool { maker.isMaking }
 
     /// `r`, or a kiosk reset: a new card in place of this one. The made card when one
     /// is ready (the loop shows it); otherwise nil, and one is asked for: shown when it
     /// arrives (`r`) or when the loop next finds the reset due (kiosk mode: a touch
     /// meanwhile puts the reset off, and the card made waits as the spare). A second `r`
     /// while one is on its way adds nothing.
-    func newCard() -> CardMaker.Made? {
+    public func newCard() -> CardMaker.Made? {
         guard let made = maker.takeSpare() else {
             dealAgain()
             return nil
@@ -41,7 +41,7 @@ final class CardDealing {
 
     /// A new card is wanted and asked for (nothing more if one is on its way already):
     /// the one made could not be shown (the stock ran out since its draw).
-    func dealAgain() {
+    public func dealAgain() {
         newCardWanted = true
         maker.startDeal()
     }
@@ -49,16 +49,16 @@ final class CardDealing {
     /// Kiosk mode: the next card, dealt and made ready while the revealed one is on show,
     /// so that the reset itself costs no visible pause. Asked for once per card, even
     /// when it fails.
-    func prepareNextCard() {
+    public func prepareNextCard() {
         guard !askedForNextCard else { return }
         askedForNextCard = true
         maker.startDeal()
     }
 
-    /// What the store said of a made card (`StoreSide.take`): true when it is to be
+    /// What the store said of a made card (`Ledger.show`): true when it is to be
     /// shown; else another is dealt (the stock ran out since the draw) or the card on
     /// show stays. A time it gave is when the next deal may be tried (kiosk resets wait).
-    func follow(_ taken: StoreSide.Taken) -> Bool {
+    public func follow(_ taken: Ledger.Shown) -> Bool {
         switch taken {
         case .dealAgain:
             dealAgain()
@@ -77,7 +77,7 @@ final class CardDealing {
     /// kiosk's timers if the reset is still due. A card that could not be made keeps the
     /// current one, says why and, if a new card was wanted, waits 5 s before the kiosk
     /// tries again rather than at every wake.
-    func collect(kiosk: Bool) -> Bool {
+    public func collect(kiosk: Bool) -> Bool {
         switch maker.collect() {
         case nil:
             return false
@@ -96,23 +96,23 @@ final class CardDealing {
     }
 
     /// A new card is on show: the next one may be asked for ahead of time again.
-    func cardShown() {
+    public func cardShown() {
         askedForNextCard = false
     }
 
     /// The window has a new size: a card made for the old size is re-made.
-    func resize(to size: PixelSize) {
+    public func resize(to size: PixelSize) {
         maker.resize(to: size)
         askedForNextCard = false
     }
 
     /// A dropped card file: the next cards (`r`) are dealt from `dealer`.
-    func replaceDealer(_ dealer: Dealer) {
+    public func replaceDealer(_ dealer: Dealer) {
         maker.replaceDealer(dealer)
     }
 
     /// A spare card made before SIGHUP reloaded the deck is dropped.
-    func dropSpare() {
+    public func dropSpare() {
         _ = maker.takeSpare()
     }
 
@@ -120,7 +120,7 @@ final class CardDealing {
     /// ready, for the loop to show (`newCard`), so that the events and the outcome log
     /// tell what the user did (`r`, then `q`). The loop is over: nothing is left to keep
     /// responsive. Call `endWanting` after.
-    func waitForWantedCard() -> Bool {
+    public func waitForWantedCard() -> Bool {
         guard newCardWanted else { return false }
         switch maker.finishMaking() {
         case .ready?: return true
@@ -131,7 +131,7 @@ final class CardDealing {
     }
 
     /// At the end, after `waitForWantedCard`: nothing more is wanted.
-    func endWanting() {
+    public func endWanting() {
         newCardWanted = false
     }
 }

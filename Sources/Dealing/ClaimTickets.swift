@@ -1,6 +1,7 @@
 import CardArt
 import Dispatch
 import Foundation
+import ScratchCore
 import ScratchStore
 import TicketPrinter
 
@@ -12,16 +13,15 @@ final class ClaimTickets {
     private let kiosk: String
     private let drawing = DispatchQueue(label: "scratchcard.claim-tickets", qos: .utility)
 
-    /// Nil without `--print-claims`.
-    init?(options: WindowOptions) {
-        guard let destination = options.printClaims else { return nil }
+    /// Tickets for `destination` (`--print-claims PRINTER`), naming `kiosk`.
+    init(destination: String, kiosk: String) {
         printer = TicketPrinter(destination: destination, log: { log($0) })
-        kiosk = options.kioskID ?? defaultKioskID()
+        self.kiosk = kiosk
     }
 
     /// The card on show was revealed: its ticket, if it is a claim.
     func revealed(_ card: DealtCard) {
-        guard let claim = card.claim else { return }
+        guard let claim = card.claim?.mark else { return }
         let prize = card.images.prize, title = card.id, kiosk = kiosk, printer = printer
         let time = utcTime(Date().timeIntervalSince1970)
         drawing.async {
