@@ -180,7 +180,7 @@ let package = Package(
         .executableTarget(name: "powercutfs", dependencies: ["CFuse3"], path: "Tests/PowerCutFS"),
         .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport", "Dealing"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
         .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "CardFileSupport", "ScratchImage", "ScratchCore", "XvfbSupport"]),

@@ -5,6 +5,7 @@ import ScratchCore
 import ScratchImage
 import XvfbSupport
 @testable import scratchcard
+import Dealing
 
 /// `scratchcard make-from PICTURE` (the file manager's "Make a scratch card"): the card
 /// file's name beside the picture, the documents folder when that folder is read-only
