@@ -2,7 +2,7 @@
 // ScratchCard: a scratch-to-reveal card for X11 desktops and kiosks.
 // The rooms, from the edge in (docs/ARCHITECTURE.md): thin C edges (Xlib, libpng, libjpeg-turbo,
 // libwebp, cairo + Pango, libpulse, ALSA, SQLite, libpq), the engine of pixels and geometry
-// (ScratchCore), the card's rules on top of it (CardRules), the rooms that wrap each C
+// (ScratchCore), the card's rules on top of it (CardRules), the money path of the cards (Dealing), the rooms that wrap each C
 // library, and the executable that wires them together. `Sources/` holds only what ships;
 // the measurement tools live in `Bench/`, the icon drawer in `Tools/`.
 import PackageDescription
