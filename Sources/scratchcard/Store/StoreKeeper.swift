@@ -67,6 +67,8 @@ final class StoreKeeper {
             store.claimIssuer = claims?.issuer
             let keeper = StoreKeeper(store: store, book: book, defaultCover: options.cover)
             keeper.pool = try openPool(options: options, writer: keeper.store, claims: claims)
+            // No pool: claims from before schema 4 are the store's own (a pool's ledger gives them to its pool).
+            if keeper.pool == nil { try keeper.store.run { s throws(StoreError) in _ = try s.settleClaims(pool: nil) } }
             return keeper
         } catch {
             throw ExitError(code: 2, message: "\(error)")
