@@ -79,6 +79,8 @@ final class StoreSide {
     var poolOffline: Bool { keeper.map { $0.showsBackSoon || $0.pool.map { !$0.isOnline } == true } ?? false }
     /// True when the window keeps a store (SIGHUP reloads its deck).
     var keepsStore: Bool { keeper != nil }
+    /// The store through its writer's queue, for the claim tickets it keeps (ClaimTickets.swift).
+    var ticketStore: (any LocalStoreAccess)? { keeper?.store }
 
     /// One stroke record of the card on show (at `canvas`, with a brush of `brush`
     /// pixels), on its way to the store.

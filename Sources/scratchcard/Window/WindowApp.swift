@@ -74,7 +74,7 @@ final class WindowApp {
         let now = monotonicSeconds()
         let lastTouch = store.resumed == nil ? startedAt : store.resumedLastTouch(now: now) ?? now
         effects = Effects(options: options, brushRadius: opened.brush.radius, scale: opened.scale.factor)
-        tickets = ClaimTickets(options: options)
+        tickets = ClaimTickets(options: options, store: store.ticketStore)
         dealing = CardDealing(maker: CardMaker(dealer: dealer, size: opened.size, layout: opened.layout, brush: opened.brush))
         screen = PacedScreen(window: window, surface: opened.surface, maxFPS: options.maxFPS)
         kiosk = options.kiosk
