@@ -8,7 +8,8 @@ import ScratchCore
 /// Schema 4 adds (with the claims' book, Claims+Store.swift):
 ///
 ///     tickets(deal PRIMARY KEY REFERENCES deals, title, pdf BLOB, queued_at,
-///             cups_job, taken_at)          -- cups_job NULL until CUPS took it
+///             cups_job, taken_at)          -- cups_job NULL until CUPS took it; the
+///                                          -- pdf emptied then
 extension KioskStore {
     /// The tickets' part of the migration from schema 3 to 4 (`migrations[3]`).
     static let ticketsMigration = """
@@ -43,11 +44,12 @@ extension KioskStore {
         return tickets
     }
 
-    /// CUPS took the deal's ticket as job `job`: it is not printed again. Once: a ticket
-    /// already marked keeps its first job.
+    /// CUPS took the deal's ticket as job `job`: it is not printed again, and its PDF (a
+    /// copy of the code, and tens of kilobytes) is dropped. Once: a ticket already marked
+    /// keeps its first job.
     public func ticketTaken(deal: DealID, job: Int, now: Double) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
-            try connection.prepare("UPDATE tickets SET cups_job = ?, taken_at = ? WHERE deal = ? AND cups_job IS NULL")
+            try connection.prepare("UPDATE tickets SET cups_job = ?, taken_at = ?, pdf = x'' WHERE deal = ? AND cups_job IS NULL")
                 .bind(.integer(job), .real(now), .text(deal.text)).run()
         }
     }

@@ -227,6 +227,7 @@ import Testing
         try store.ticketTaken(deal: a, job: 99, now: 1_800_000_004)
         #expect(try store.untakenTickets().map(\.deal) == [b])
         #expect(try store.connection.integer("SELECT cups_job FROM tickets WHERE deal = '\(a.text)'") == 17)
+        #expect(try store.connection.integer("SELECT length(pdf) FROM tickets WHERE deal = '\(a.text)'") == 0, "the taken PDF dropped")
         // Kept across a restart (another handle).
         #expect(try KioskStore(path: folder.store, access: .read).untakenTickets().map(\.pdf) == [[0x25, 0x50]])
     }
