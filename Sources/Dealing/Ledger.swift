@@ -94,12 +94,13 @@ public final class Ledger {
         cardSettings = dealer.settings
         makesClaims = dealer.claims != nil
         defaultCover = options.defaultCover
-        tickets = options.printClaims.map { ClaimTickets(destination: $0, kiosk: options.kioskID) }
         guard let path = options.store else {
             store = nil
             book = nil
+            tickets = options.printClaims.map { ClaimTickets(destination: $0, kiosk: options.kioskID, store: nil) }
             return
         }
+        let writer: StoreWriter
         do {
             let kioskStore = try Self.openMovingAside(path, outcomeLog: outcomeLog)
             if options.verbose { log("store: \(path)") }
@@ -107,12 +108,15 @@ public final class Ledger {
                 StockBook(deck: deck, source: dealer.source, dealt: try kioskStore.dealtCounts())
             }
             kioskStore.claimIssuer = dealer.claims?.issuer
-            let writer = StoreWriter(kioskStore)
+            writer = StoreWriter(kioskStore)
             store = writer
             pool = try Self.openPool(options, hasDeck: dealer.deck != nil, writer: writer, claims: dealer.claims)
+            // No pool: claims from before schema 4 are the store's own (a pool's ledger gives them to its pool).
+            if pool == nil { try writer.run { s throws(StoreError) in _ = try s.settleClaims(pool: nil) } }
         } catch {
             throw .input("\(error)")
         }
+        tickets = options.printClaims.map { ClaimTickets(destination: $0, kiosk: options.kioskID, store: writer) }
     }
 
     private static func openMovingAside(_ path: String, outcomeLog: OutcomeLog?) throws(StoreError) -> KioskStore {
@@ -347,7 +351,8 @@ public final class Ledger {
             if left > 0 { log("\(left) records wait for the pool in the store; they are sent at the next start") }
         }
         if let tickets, tickets.pending > 0 {
-            log("print-claims: \(tickets.pending) ticket(s) not yet taken by CUPS")
+            log("print-claims: \(tickets.pending) ticket(s) not yet taken by CUPS"
+                + (store != nil ? ": kept in the store, sent at the next start" : " (no store: they are lost)"))
         }
     }
 

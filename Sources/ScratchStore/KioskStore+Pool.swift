@@ -30,15 +30,17 @@ extension KioskStore {
 
     /// Records a deal the pool gave (`queued` false) or one made while it could not be
     /// reached (`queued`: the deal waits in the outbox to be sent), with the card on
-    /// show's outcome when given, in one transaction.
+    /// show's outcome when given, in one transaction. A claim it carries is the pool's
+    /// (`pool`, the pool's password-free description): kept here as a copy this store
+    /// never redeems (Claims+Store.swift).
     public func recordPoolDeal(_ id: DealID, card: DeckCard, shownAt: Double,
-                               ending: (deal: DealID, outcome: OutcomeRecord)?, queued: Bool) throws(StoreError) {
+                               ending: (deal: DealID, outcome: OutcomeRecord)?, queued: Bool, pool: String) throws(StoreError) {
         try connection.transaction { () throws(StoreError) in
             if let ending { _ = try queueOutcome(ending.deal, ending.outcome) }
             let shownAt = try orderedTime(shownAt)
             try connection.prepare("INSERT INTO deals(deal, card, prize, cover, shown_at) VALUES (?, ?, ?, ?, ?)")
                 .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .optional(card.cover), .real(shownAt)).run()
-            try recordClaim(id, card: card)
+            try recordClaim(id, card: card, pool: pool)
             if queued {
                 try connection.prepare("INSERT INTO pool_outbox(deal, kind, card, prize, shown_at) VALUES (?, 'deal', ?, ?, ?)")
                     .bind(.text(id.text), .text(card.id), .text(card.recordedPrize), .real(shownAt)).run()

@@ -284,6 +284,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         """,
         poolOutboxMigration,     // 2: KioskStore+Pool.swift
         claimsMigration,         // 3: Claims+Store.swift
+        claimBookMigration + ticketsMigration,   // 4: Claims+Store.swift, KioskStore+Tickets.swift
     ]
 
     // MARK: PrizeLedger

@@ -90,10 +90,14 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     /// True while the last call to the pool succeeded.
     public var isOnline: Bool { stateLock.holding { onlineFlag } }
 
-    /// At start: connects (a schema that is missing or newer, or a kiosk id in use, is an
-    /// error to stop for); a pool out of reach is logged and ridden out offline. When
-    /// connected, voids what this kiosk left unshown and sends what its store queued.
+    /// At start: the local store's claims from before schema 4 are settled as the pool's
+    /// (`KioskStore.settleClaims`); then connects (a schema that is missing or newer, or a
+    /// kiosk id in use, is an error to stop for); a pool out of reach is logged and ridden
+    /// out offline. When connected, voids what this kiosk left unshown and sends what its
+    /// store queued.
     public func start() throws(StoreError) {
+        let description = pool.address.description
+        try local.run { store throws(StoreError) in _ = try store.settleClaims(pool: description) }
         try poolLock.holding { () throws(StoreError) in
             do throws(PoolError) {
                 try pool.connect(holdKioskID: true)
@@ -200,7 +204,8 @@ public final class PoolLedger: PrizeLedger, CardOnShowStore, @unchecked Sendable
     /// queued for the pool. Local writes only: the window's loop calls this.
     public func record(_ taken: Taken, shownAt: Double, ending: (deal: DealID, outcome: OutcomeRecord)?) throws(StoreError) {
         try local.run { store throws(StoreError) in
-            try store.recordPoolDeal(taken.deal, card: taken.card, shownAt: shownAt, ending: ending, queued: taken.offline)
+            try store.recordPoolDeal(taken.deal, card: taken.card, shownAt: shownAt, ending: ending, queued: taken.offline,
+                                     pool: pool.address.description)
         }
         stateLock.holding { _ = unrecorded.remove(taken.deal) }
         scheduleSend()

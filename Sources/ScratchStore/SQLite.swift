@@ -126,6 +126,8 @@ final class Statement {
             case .integer(let v)?: code = sqlite3_bind_int64(handle, index, Int64(v))
             case .real(let v)?: code = sqlite3_bind_double(handle, index, v)
             case .text(let v)?: code = sqlite3_bind_text(handle, index, v, -1, csqlite_transient())
+            case .blob(let v)?:
+                code = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), UInt64($0.count), csqlite_transient()) }
             }
             guard code == SQLITE_OK else { throw connection.fail(code) }
         }
@@ -158,6 +160,12 @@ final class Statement {
         return String(cString: bytes)
     }
     func optionalText(_ column: Int32) -> String? { isNull(column) ? nil : text(column) }
+    func blob(_ column: Int32) -> [UInt8] {
+        // The pointer first, then its size (SQLite's documented order).
+        guard let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        let count = Int(sqlite3_column_bytes(handle, column))
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
     func optionalInteger(_ column: Int32) -> Int? { isNull(column) ? nil : integer(column) }
     func optionalReal(_ column: Int32) -> Double? { isNull(column) ? nil : real(column) }
 }
@@ -167,6 +175,7 @@ enum StoreValue {
     case integer(Int)
     case real(Double)
     case text(String)
+    case blob([UInt8])
 }
 
 extension StoreValue {

@@ -55,7 +55,7 @@ import PostgresSupport
         let path = dir + "/kiosk.db"
         do { _ = try KioskStore(path: path, access: .kiosk) }
         let connection = try SQLiteConnection(path: path)
-        try connection.execute("DROP TABLE claims; PRAGMA user_version = 2")
+        try connection.execute("DROP TABLE claims; DROP TABLE tickets; PRAGMA user_version = 2")
         #expect { try KioskStore(path: path, access: .counter) } throws: { ($0 as? StoreError)?.message.contains("older scratchcard") == true }
         let store = try KioskStore(path: path, access: .kiosk)
         #expect(try store.claims().isEmpty)
@@ -146,7 +146,7 @@ import PostgresSupport
 
 final class Results: @unchecked Sendable {
     private let lock = NSLock()
-    private(set) var redeemed = 0, already = 0
+    private(set) var redeemed = 0, already = 0, unknown = 0, elsewhere = 0
     private(set) var winner: String?
     private(set) var alreadyBy: [String] = []
     func add(_ r: Redemption) {
@@ -154,7 +154,8 @@ final class Results: @unchecked Sendable {
         switch r {
         case .redeemed(let c): redeemed += 1; winner = c.redeemedBy
         case .already(let c): already += 1; alreadyBy.append(c.redeemedBy ?? "")
-        case .unknown: break
+        case .unknown: unknown += 1
+        case .belongsToPool: elsewhere += 1
         }
     }
 }

@@ -56,6 +56,8 @@ let redeemUsage = """
       2  bad input: not a claim code (its length or a character), a key file missing,
          readable by others or too short, a bad option
       6  the store or pool cannot be reached or used
+      7  --store: the claim belongs to a pool (the kiosk deals through one): nothing
+         changed; the answer names the pool (no password): redeem it there, with --pool
     With codes from stdin: 0 at the end of the input, 6 when the store or pool fails.
     """
 
@@ -64,8 +66,10 @@ let claimsUsage = """
 
     Lists the claims of a kiosk's store (default $XDG_STATE_HOME/scratchcard/kiosk.db)
     or of the shared pool: code, card, kiosk, when dealt, and when and by which counter
-    it was redeemed, or open. --json: one object per line with the keys code, card, kiosk,
-    deal, dealt, redeemed, redeemed_by (null while open).
+    it was redeemed, or open; in a pool kiosk's store, a claim the pool holds says so
+    (redeemed at the pool only). --json: one object per line with the keys code, card,
+    kiosk, deal, dealt, redeemed, redeemed_by (null while open), pool (the pool that holds
+    a store's claim; else null).
     """
 
 func parseClaimKey(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
@@ -242,5 +246,11 @@ private func answer(_ text: String, key: ClaimKey, book: ClaimBook, counter: Str
         return ("already redeemed \(claim.redeemedAt.map(utcTime) ?? "?") by \(claim.redeemedBy ?? "?")", 3)
     case .unknown:
         return ("a valid code, but \(book.name) has no such claim (yet): the kiosk's outcomes may not have reached it; try again later", 5)
+    case .belongsToPool(let pool) where pool.isEmpty:
+        return ("not redeemed: this claim was dealt before this store knew which book its claims belong to; start the kiosk once"
+                + " (it settles that), then redeem it again: with --pool if the kiosk deals through a pool", 7)
+    case .belongsToPool(let pool):
+        return ("not redeemed here: this claim belongs to the pool at \(pool) (the kiosk deals through it);"
+                + " redeem it with --pool, which pays it once", 7)
     }
 }
