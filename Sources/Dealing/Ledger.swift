@@ -244,9 +244,14 @@ public final class Ledger {
     /// back in a moment are not recorded as shown).
     private func endCardOnShow(_ ending: (DealID, OutcomeRecord)?) throws(StoreError) {
         guard let (deal, record) = ending else { return }
-        let written: Bool
-        if let pool { written = try pool.finish(deal, outcome: record) } else { written = try store!.finish(deal, outcome: record) }
-        if written { appendToLog(record) }
+        if try finish(deal, record) { appendToLog(record) }
+    }
+
+    /// A deal's outcome, once (false: it had one): through the pool's ledger (the local
+    /// store and its outbox for the pool), else into the store alone.
+    private func finish(_ deal: DealID, _ record: OutcomeRecord) throws(StoreError) -> Bool {
+        if let pool { return try pool.finish(deal, outcome: record) }
+        return try store?.finish(deal, outcome: record) ?? false
     }
 
     /// A dealt card that will not be shown: a deal the pool gave is voided (later, in order).
@@ -331,9 +336,7 @@ public final class Ledger {
             guard let deal else { return }
             flush()
             do {
-                let written: Bool
-                if let pool { written = try pool.finish(deal, outcome: record) } else { written = try store.finish(deal, outcome: record) }
-                guard written else { return }
+                guard try finish(deal, record) else { return }
             } catch {
                 report(error, doing: "record the outcome")
                 return
@@ -450,7 +453,7 @@ public final class Ledger {
     private func abandon(_ stale: DealID) throws(StoreError) {
         let record = OutcomeRecord(shownAt: Date().timeIntervalSince1970, cardID: "", prize: "", outcome: .abandoned, how: nil,
                                    fraction: 0, revealMilliseconds: nil, durationMilliseconds: 0)
-        if let pool { try pool.finish(stale, outcome: record) } else { try store?.finish(stale, outcome: record) }
+        _ = try finish(stale, record)
     }
 
     /// The state machine of the first card: taken up as it was (shown so long ago,

@@ -37,6 +37,8 @@ import PostgresSupport
     /// A dealer and ledger over a store in `folder`, dealing from `deckPath`.
     static func open(_ folder: String, deck deckPath: String?, pool: String? = nil, claims: ClaimMaker? = nil,
                      outcomeLog: String? = nil, store: Bool = true) throws -> (Dealer, Ledger) {
+        // Every test here runs with no display to reach: the room needs none.
+        unsetenv("DISPLAY")
         var dealer = try Dealer(options: Dealer.Options(deck: deckPath, deckIsCardFile: false, cover: nil, prize: nil,
                                                         coverText: nil, soldOutImage: nil))
         dealer.claims = claims
@@ -48,12 +50,6 @@ import PostgresSupport
     }
 
     static func readStore(_ folder: String) throws -> KioskStore { try KioskStore(path: folder + "/kiosk.db", access: .read) }
-
-    @Test("no DISPLAY is needed: the dealing room's tests run with none")
-    func noDisplay() {
-        unsetenv("DISPLAY")
-        #expect(getenv("DISPLAY") == nil)
-    }
 
     @Test("without a store: the first card and the next are shown at once; each ended card goes to --log")
     func noStore() throws {

@@ -13,7 +13,7 @@ import XvfbSupport
 /// through `--pool`, in both orders: the pool pays once, the store never (exit 7, naming
 /// the pool and saying to redeem with --pool). Then the same with the pool down while
 /// the claims are dealt (offline, from the outbox once it is back).
-@Suite(.serialized, .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+@Suite(.serialized)
 struct ClaimBookAppTests {
     static let size = PixelSize(width: 320, height: 200)
     static let bike = RGBA(r: 200, g: 40, b: 40), thanks = RGBA(r: 40, g: 160, b: 60)

@@ -56,8 +56,7 @@ import Testing
         return id
     }
 
-    @Test("online: the store answers 'the pool's' before and after the pool pays; the pool pays once; in either order",
-          .enabled(if: PostgresServer.unavailable == nil))
+    @Test("online: the store answers 'the pool's' before and after the pool pays; the pool pays once; in either order")
     func online() throws {
         let pool = try Pool()
         defer { pool.server.stop() }
@@ -86,8 +85,7 @@ import Testing
         #expect(try store.claims(code: second).first?.text(grouped: "X").contains("redeemed at the pool only (\(pool.address.description))") == true)
     }
 
-    @Test("offline then online: the store refuses (the pool's), the pool does not know it (unknown) until the outbox is sent; then exactly one success in any number of tries",
-          .enabled(if: PostgresServer.unavailable == nil))
+    @Test("offline then online: the store refuses (the pool's), the pool does not know it (unknown) until the outbox is sent; then exactly one success in any number of tries")
     func offlineThenOnline() throws {
         let pool = try Pool()
         defer { pool.server.stop() }
@@ -128,8 +126,7 @@ import Testing
         #expect(paid == 1 && already == 7)
     }
 
-    @Test("8 counters at once on one code, 4 at the store and 4 at the pool, each its own handle: exactly one redeems, for a claim dealt online, one dealt offline and sent, and a store's own claim",
-          .enabled(if: PostgresServer.unavailable == nil))
+    @Test("8 counters at once on one code, 4 at the store and 4 at the pool, each its own handle: exactly one redeems, for a claim dealt online, one dealt offline and sent, and a store's own claim")
     func eightCountersBothBooks() throws {
         let pool = try Pool()
         defer { pool.server.stop() }
