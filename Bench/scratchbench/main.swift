@@ -34,10 +34,12 @@ let usage = """
                    store at FILE every 200 events: 200 ms of a 1000 Hz pointer)
       --zones CxR  also run mode=dirty+zones: the same card with a grid of C x R
                    scratch zones (a 4% margin, 2% gaps), every zone scratchable, each
-                   stroke written in every zone its reach meets (pens not kept to their
-                   first zone as the window keeps them: the brush's most work); its
-                   line carries zone_ratio, its ns per event over plain dirty's (same
-                   run, interleaved)
+                   pen writing in the zone it was pressed in, as in the window, and
+                   pressed anew where the trace's pen crosses into another zone (a
+                   player scratching zone by zone: else a stroke begun in a gap would
+                   ink nothing); its line carries zone_ratio, its ns per event over
+                   plain dirty's (same run, interleaved), and revealed, the fraction
+                   of the card each run revealed
       -h, --help   show this help
     """
 
@@ -182,6 +184,8 @@ func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuf
     var run = Run()
     run.eventNanoseconds.reserveCapacity(trace.eventCount)
     let whole = PixelRect(size: canvas.size)
+    // On a card with zones: the zone the pen was last pressed in.
+    var pressedZone: Int?
     for record in trace.records {
         let start = now()
         let dirty: PixelRect
@@ -193,11 +197,19 @@ func replay(_ trace: Trace, on canvas: ScratchCanvas, into framebuffer: Framebuf
             canvas.penUp()
             continue
         case .down(let p):
+            pressedZone = canvas.zones?.zone(atX: Int(p.x), y: Int(p.y))
             dirty = canvas.penDown(at: p, drawingInto: mode == .dirty ? framebuffer : nil)
             saver?.keep(.down(pen: 0, p))
         case .move(let p):
             guard canvas.isPenDown else { continue }
-            dirty = canvas.penMove(to: p, drawingInto: mode == .dirty ? framebuffer : nil)
+            if let zones = canvas.zones, let zone = zones.zone(atX: Int(p.x), y: Int(p.y)), zone != pressedZone {
+                // Into another zone: the player lifts and presses there (see --zones).
+                pressedZone = zone
+                canvas.penUp()
+                dirty = canvas.penDown(at: p, drawingInto: mode == .dirty ? framebuffer : nil)
+            } else {
+                dirty = canvas.penMove(to: p, drawingInto: mode == .dirty ? framebuffer : nil)
+            }
             saver?.keep(.move(pen: 0, p))
         }
         switch mode {
@@ -359,7 +371,6 @@ for path in options.traces {
         // The same card with zones, interleaved with the plain one so both see the same load.
         let zoned = try ScratchCanvas(cover: images.cover, prize: images.prize, layout: .bgrx, brush: trace.initialBrush)
         zoned.setZones(zoneGrid(grid, in: trace.canvas))
-        zoned.pensKeepToTheirZones = false
         var plain: [Run] = [], zonedRuns: [Run] = []
         for _ in 0..<options.repeats {
             plain.append(replay(trace, on: canvas, into: framebuffer, mode: .dirty))
@@ -374,6 +385,8 @@ for path in options.traces {
         line.append(("zone_ratio", format3(nsPerEvent(zonedRun) / nsPerEvent(plainRun))))
         let p50 = percentile(plainRun.eventNanoseconds.sorted(), 0.5)
         line.append(("zone_ratio_p50", format3(percentile(zonedRun.eventNanoseconds.sorted(), 0.5) / Swift.max(p50, 0.001))))
+        line.append(("revealed_plain", format3(plainRun.revealed)))
+        line.append(("revealed_zoned", format3(zonedRun.revealed)))
         emit(line)
     }
 

@@ -148,37 +148,26 @@ public struct StrokeLog: Equatable, Sendable {
     public func replay(to size: PixelSize, newMask: (PixelSize, Mask?) -> Mask) -> Mask {
         var mask: Mask?
         var brush: Brush?
-        var pens: [Int: Point] = [:]
-        // On a mask with zones, each pen scratches the zone it first inked, as the
-        // canvas's pens do (ScratchCanvas.penZones).
-        var penZones: [Int: Int] = [:]
-        func stroke(_ pen: Int, _ a: Point, _ b: Point, _ brush: Brush) {
-            guard mask!.zones != nil else { _ = mask!.stroke(from: a, to: b, brush: brush); return }
-            mask!.strokeOnly(in: penZones[pen])
-            _ = mask!.stroke(from: a, to: b, brush: brush)
-            if penZones[pen] == nil, let zone = mask!.lastInkedZone { penZones[pen] = zone }
-        }
+        // Each pen scratches as the canvas's pens do: on a mask with zones, the zone it
+        // was pressed in alone (`Pens`).
+        var pens = Pens()
         for record in records {
             switch record {
             case let .canvas(canvasSize, radius):
                 brush = try? Brush(radius: radius)
                 if mask?.size != canvasSize {
                     mask = newMask(canvasSize, mask)
-                    pens.removeAll()
-                    penZones.removeAll()
+                    pens.liftAll()
                 }
             case let .down(pen, p):
                 guard let brush, mask != nil else { continue }
-                pens[pen] = p
-                penZones[pen] = nil
-                stroke(pen, p, p, brush)
+                let dot = pens.press(pen, at: p, on: &mask!)
+                mask!.stroke(from: dot.from, to: dot.to, brush: brush)
             case let .move(pen, p):
-                guard let brush, mask != nil, let last = pens[pen] else { continue }
-                pens[pen] = p
-                stroke(pen, last, p, brush)
+                guard let brush, mask != nil, let segment = pens.move(pen, to: p, on: &mask!) else { continue }
+                mask!.stroke(from: segment.from, to: segment.to, brush: brush)
             case let .up(pen):
-                pens[pen] = nil
-                penZones[pen] = nil
+                pens.lift(pen)
             case let .open(zone):
                 // On a mask with zones (a ticket's), as the key did: the zone counts as
                 // started where it comes in the order, and is revealed whole.

@@ -16,15 +16,12 @@ extension Mask {
         storage.lastEnd = nil
     }
 
-    /// The next strokes write in zone `zone` alone (a pen's own zone), or in any (nil).
-    public mutating func strokeOnly(in zone: Int?) {
-        guard zones != nil, zones!.onlyZone != zone else { return }
-        zones!.onlyZone = zone
+    /// The next strokes write only where `reach` lets them (a pen's own zone: `Pens`).
+    mutating func strokeOnly(_ reach: ZoneReach) {
+        guard zones != nil, zones!.reach != reach else { return }
+        zones!.reach = reach
         storage.lastEnd = nil
     }
-
-    /// The first zone the last stroke changed a pixel of, if any.
-    public var lastInkedZone: Int? { zones?.lastInkedZone }
 
     /// Lets the brush write in zone `i`, or not (a locked zone).
     public mutating func setScratchable(_ i: Int, _ scratchable: Bool) {
@@ -78,7 +75,7 @@ extension Mask {
     }
 
     /// The brush over a card with zones: the stroke once per scratchable zone its reach
-    /// meets, each clipped to that zone's pixels (the brush's row plan narrowed to the
+    /// meets (of those its pen may write in), each clipped to that zone's pixels (the brush's row plan narrowed to the
     /// zone's span), each zone's meter moved by what its part revealed.
     mutating func strokeZones<Painter: StrokePainter>(from a: Point, to b: Point, radius: Double,
                                                       painter: inout Painter) -> PixelRect {
@@ -90,8 +87,15 @@ extension Mask {
         let before = storage.lastEnd
         var after: (point: Point, radius: Double)?
         var changed = PixelRect.empty
-        zones!.lastInkedZone = nil
-        for i in 0..<zones!.count where zones!.scratchable[i] && (zones!.onlyZone == nil || zones!.onlyZone == i) {
+        let only: Int?
+        switch zones!.reach {
+        case .any: only = nil
+        case .only(let zone): only = zone
+        case .none:
+            storage.lastEnd = nil
+            return .empty
+        }
+        for i in 0..<zones!.count where zones!.scratchable[i] && (only == nil || only == i) {
             let box = zones!.bounds[i]
             guard !box.isEmpty, Double(box.x) < maxX, Double(box.maxX) > minX,
                   Double(box.y) < maxY, Double(box.maxY) > minY else { continue }
@@ -111,7 +115,6 @@ extension Mask {
             after = storage.lastEnd
             zones!.revealedCounts[i] += storage.revealed - revealedBefore
             if !rect.isEmpty {
-                if zones!.lastInkedZone == nil { zones!.lastInkedZone = i }
                 changed.formUnion(rect)
                 if !zones!.touched[i] {
                     zones!.touched[i] = true

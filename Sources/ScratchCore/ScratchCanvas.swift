@@ -20,16 +20,9 @@ public final class ScratchCanvas {
     /// The cover as given, for `reset()` (where it is transparent the prize shows);
     /// nil for an opaque one.
     private let coverImage: RGBAImage?
-    /// The last point of each pen that is down.
-    private var pens: [Int: Point] = [:]
-    /// On a card with zones: the zone each pen that is down scratches, the first it
-    /// inked. A finger scratching one zone never starts another (a pick) by straying
-    /// over its edge; a new press may.
-    private var penZones: [Int: Int] = [:]
-    /// Whether pens keep to the zone they first inked (the window's way). False: every
-    /// stroke writes in every scratchable zone its reach meets, the brush's most work on
-    /// a zone card (scratchbench --zones measures that).
-    public var pensKeepToTheirZones = true
+    /// The pens that are down: each one's last point and, on a card with zones, the zone
+    /// it scratches (decided at its press: one touch is one pick).
+    private var pens = Pens()
     private var pendingSpans: [Compositor.Span] = []
     /// What strokes painted straight into a framebuffer since the last `compositeChanges`.
     private var painted = PixelRect.empty
@@ -95,7 +88,7 @@ public final class ScratchCanvas {
     public var isPenDown: Bool { !pens.isEmpty }
 
     /// True while the given pen is down.
-    public func isPenDown(_ pen: Int) -> Bool { pens[pen] != nil }
+    public func isPenDown(_ pen: Int) -> Bool { pens.isDown(pen) }
 
     /// Starts a stroke: a dot at `point`. Returns the rectangle that changed. Each pen
     /// (the mouse, or one finger of several) strokes from its own last point.
@@ -104,28 +97,22 @@ public final class ScratchCanvas {
     /// read by a display server), the changed pixels are painted into it at once, row by
     /// row while the brush is there, instead of waiting for `compositeChanges`, which then
     /// only reports them.
+    ///
+    /// On a card with zones the pen scratches the zone under `point` alone until it is
+    /// lifted; pressed in a gap, on the artwork, or in a zone it may not scratch (opened,
+    /// locked), it scratches nothing (`Pens`).
     @discardableResult
     public func penDown(at point: Point, pen: Int = 0, drawingInto framebuffer: Framebuffer? = nil) -> PixelRect {
-        pens[pen] = point
-        penZones[pen] = nil
-        return stroke(from: point, to: point, pen: pen, drawingInto: framebuffer)
+        let segment = pens.press(pen, at: point, on: &mask)
+        return stroke(from: segment.from, to: segment.to, drawingInto: framebuffer)
     }
 
     /// Continues the pen's stroke from its last point to `point`; ignored while it is up.
     /// `framebuffer` as for `penDown`.
     @discardableResult
     public func penMove(to point: Point, pen: Int = 0, drawingInto framebuffer: Framebuffer? = nil) -> PixelRect {
-        guard let last = pens[pen] else { return .empty }
-        pens[pen] = point
-        return stroke(from: last, to: point, pen: pen, drawingInto: framebuffer)
-    }
-
-    private func stroke(from a: Point, to b: Point, pen: Int, drawingInto framebuffer: Framebuffer?) -> PixelRect {
-        guard mask.zones != nil, pensKeepToTheirZones else { return stroke(from: a, to: b, drawingInto: framebuffer) }
-        mask.strokeOnly(in: penZones[pen])
-        let changed = stroke(from: a, to: b, drawingInto: framebuffer)
-        if penZones[pen] == nil, let zone = mask.lastInkedZone { penZones[pen] = zone }
-        return changed
+        guard let segment = pens.move(pen, to: point, on: &mask) else { return .empty }
+        return stroke(from: segment.from, to: segment.to, drawingInto: framebuffer)
     }
 
     private func stroke(from a: Point, to b: Point, drawingInto framebuffer: Framebuffer?) -> PixelRect {
@@ -149,16 +136,10 @@ public final class ScratchCanvas {
     }
 
     /// Ends the pen's stroke.
-    public func penUp(pen: Int = 0) {
-        pens[pen] = nil
-        penZones[pen] = nil
-    }
+    public func penUp(pen: Int = 0) { pens.lift(pen) }
 
     /// Ends every stroke.
-    public func allPensUp() {
-        pens.removeAll(keepingCapacity: true)
-        penZones.removeAll(keepingCapacity: true)
-    }
+    public func allPensUp() { pens.liftAll() }
 
     /// Reveals the whole card; returns the rectangle that changed.
     @discardableResult
@@ -166,8 +147,7 @@ public final class ScratchCanvas {
 
     /// Covers the card again, as new (its zones too, if it has them).
     public func reset() {
-        pens.removeAll()
-        penZones.removeAll()
+        pens.liftAll()
         let zones = mask.zones
         mask = coverImage.map { Mask(revealingTransparentPixelsOf: $0) } ?? Mask(size: size)
         if let zones { mask.setZones(zones.outlines, touchLimit: zones.touchLimit) }

@@ -63,10 +63,8 @@ public struct MaskZones: Sendable {
     public internal(set) var touchOrder: [Int] = []
     /// At most this many zones take ink; a stroke leaves the others alone. nil: no limit.
     public internal(set) var touchLimit: Int?
-    /// The next stroke writes in this zone alone (its pen's own zone); nil: any.
-    var onlyZone: Int?
-    /// The first zone the last stroke changed a pixel of, if any.
-    var lastInkedZone: Int?
+    /// Which zones the next stroke may write in (its pen's, `Pens`).
+    var reach = ZoneReach.any
 
     /// Per zone, the first and last column of each of its rows from `bounds[i].y`, as
     /// Int32 pairs: what the brush clips its rows with.

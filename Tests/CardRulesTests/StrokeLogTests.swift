@@ -37,6 +37,33 @@ import Testing
         #expect(replayed.revealedFraction == live.revealedFraction)
     }
 
+    @Test("on a ticket, random presses (in zones, in gaps, with three pens) replay to the live canvas's mask and touch order")
+    func replayKeepsPensToTheirZones() throws {
+        var outlines: [ZoneOutline] = []
+        for r in 0..<3 { for c in 0..<3 { outlines.append(ZoneOutline(x: 6 + Double(c) * 38, y: 4 + Double(r) * 25, width: 32, height: 20)) } }
+        let live = try Self.canvas(radius: 9)
+        live.setZones(outlines, touchLimit: 3)
+        var log = StrokeLog()
+        log.append(.canvas(Self.size, brush: 9))
+        var noise = Noise(seed: 33)
+        for _ in 0..<400 {
+            let pen = Int(noise.next() % 3), p = Point(x: noise.between(-5, 125), y: noise.between(-5, 85))
+            switch noise.next() % 4 {
+            case 0: live.penDown(at: p, pen: pen); log.append(.down(pen: pen, p))
+            case 1: live.penUp(pen: pen); log.append(.up(pen: pen))
+            default: live.penMove(to: p, pen: pen); log.append(.move(pen: pen, p))
+            }
+        }
+        let replayed = try StrokeLog(parsing: log.text, name: "t").replay(to: Self.size) { size, previous in
+            var mask = Self.newMask(size, previous)
+            mask.setZones(outlines, touchLimit: 3)
+            return mask
+        }
+        #expect(live.zones!.touchOrder.count == 3)
+        #expect(replayed.zones?.touchOrder == live.zones?.touchOrder)
+        #expect(Self.bytes(replayed) == Self.bytes(live.mask))
+    }
+
     @Test("a resize in the middle: pens lifted, the mask carried over as the window does; a different final size resamples")
     func canvasChanges() throws {
         let small = PixelSize(width: 60, height: 40)

@@ -165,25 +165,73 @@ struct ZoneMaskTests {
         #expect(framebuffer[zone.x + 45, zone.y + 20] == RGBA(r: 0, g: 0, b: 255))
     }
 
-    @Test("each pen scratches the zone it first inked: straying over its edge starts no other zone; a new press may")
-    func penKeepsItsZone() throws {
+    func centre(_ i: Int) -> Point { Point(x: outlines[i].x + outlines[i].width / 2, y: outlines[i].y + outlines[i].height / 2) }
+    /// The centre of the gap between zone `i` and the zone to its right.
+    func gapRight(of i: Int) -> Point { Point(x: (outlines[i].x + outlines[i].width + outlines[i + 1].x) / 2, y: centre(i).y) }
+    /// The centre of the gap between zone `i` and the zone below it.
+    func gapBelow(_ i: Int) -> Point { Point(x: centre(i).x, y: (outlines[i].y + outlines[i].height + outlines[i + 3].y) / 2) }
+
+    func zonedCanvas(radius: Double) throws -> ScratchCanvas {
         let image = RGBAImage(size: size, filledWith: .white)
-        let canvas = try ScratchCanvas(cover: image, prize: image, layout: .bgrx, brush: Brush(radius: 6))
+        let canvas = try ScratchCanvas(cover: image, prize: image, layout: .bgrx, brush: Brush(radius: radius))
         canvas.setZones(outlines)
-        func centre(_ i: Int) -> Point { Point(x: outlines[i].x + outlines[i].width / 2, y: outlines[i].y + outlines[i].height / 2) }
-        // Pen 0 from zone 0 across the gap into zone 1 and on to zone 2; pen 1 meanwhile in zone 3.
+        return canvas
+    }
+
+    @Test("one touch, one zone: a pen scratches the zone it was pressed in alone, whatever the brush; a new press may start another")
+    func penKeepsItsZone() throws {
+        // A brush three times as wide as the gaps (radius 20, gaps under 7 px).
+        let canvas = try zonedCanvas(radius: 20)
+        // Pen 0 from zone 0 across the gaps into zones 1 and 2; pen 1 meanwhile in zone 3.
         canvas.penDown(at: centre(0))
         canvas.penDown(at: centre(3), pen: 1)
         canvas.penMove(to: centre(1))
-        canvas.penMove(to: Point(x: centre(3).x + 20, y: centre(3).y), pen: 1)
+        canvas.penMove(to: Point(x: centre(3).x + 20, y: centre(3).y + 30), pen: 1)
         canvas.penMove(to: centre(2))
         #expect(canvas.zones?.touchOrder == [0, 3])
-        #expect(canvas.zones!.revealedCounts[1] == 0 && canvas.zones!.revealedCounts[2] == 0)
+        for zone in [1, 2, 4, 5, 6, 7, 8] { #expect(canvas.zones!.revealedCounts[zone] == 0, "zone \(zone)") }
         // Zone 0 took the stroke up to its edge.
         #expect(canvas.mask[Int(outlines[0].x + outlines[0].width) - 2, Int(centre(0).y)] == 255)
         canvas.penUp()
         canvas.penDown(at: centre(1))
         #expect(canvas.zones?.touchOrder == [0, 3, 1])
     }
-}
 
+    @Test("a press in a gap or where four zones meet, with a brush wider than the gap, writes nothing, nor does its pen when it moves into a zone")
+    func pressInAGap() throws {
+        let canvas = try zonedCanvas(radius: 20)
+        let corner = Point(x: gapRight(of: 0).x, y: gapBelow(0).y)
+        for press in [gapRight(of: 0), gapRight(of: 4), gapBelow(0), gapBelow(5), corner, Point(x: 2, y: 2)] {
+            let before = canvas.mask.withUnsafeBytes { Array($0) }
+            #expect(canvas.penDown(at: press).isEmpty, "press at \(press)")
+            #expect(canvas.penMove(to: centre(4)).isEmpty, "moved from \(press)")
+            canvas.penUp()
+            #expect(canvas.mask.withUnsafeBytes { Array($0) } == before)
+        }
+        #expect(canvas.zones?.touchOrder == [])
+    }
+
+    @Test("a press in a locked or opened zone, or one past the touch limit, writes nowhere, even moving into a scratchable zone")
+    func pressInAClosedZone() throws {
+        let canvas = try zonedCanvas(radius: 20)
+        canvas.setTouchLimit(2)
+        canvas.penDown(at: centre(0)); canvas.penUp()
+        canvas.setScratchable(0, false)                 // opened
+        canvas.setScratchable(8, false)                 // locked
+        for zone in [0, 8] {
+            canvas.penDown(at: centre(zone))
+            #expect(canvas.penMove(to: centre(4)).isEmpty)
+            canvas.penUp()
+        }
+        #expect(canvas.zones?.touchOrder == [0])
+        // Two fingers pressed at once in two fresh zones with one pick left: one takes it.
+        canvas.penDown(at: centre(4), pen: 1)
+        canvas.penDown(at: centre(5), pen: 2)
+        canvas.penMove(to: Point(x: centre(5).x + 5, y: centre(5).y), pen: 2)
+        #expect(canvas.zones?.touchOrder == [0, 4])
+        #expect(canvas.zones!.revealedCounts[5] == 0)
+        canvas.allPensUp()
+        #expect(canvas.penDown(at: centre(7)).isEmpty)
+        #expect(canvas.zones?.touchOrder == [0, 4])
+    }
+}
