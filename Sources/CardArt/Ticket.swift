@@ -16,6 +16,41 @@ extension CardArt {
         return (cover, prize)
     }
 
+    /// A promoter's ticket: `artwork` (the card's cover image) fitted whole into `size`
+    /// and centred (`Fitted`, as its zones are placed), over the built-in foil's silver
+    /// where the artwork is transparent and dark bands beside it. The prize is the same
+    /// picture with each zone a white well (until a zone's symbol is drawn into it), so
+    /// only the zones ever change. `zones` in device pixels at `size`.
+    public static func ticket(artwork: RGBAImage, size: PixelSize, zones: [ZoneOutline]) -> (cover: RGBAImage, prize: RGBAImage) {
+        let fitted = Fitted(artwork.size, into: size)
+        let picture = Surface(size: artwork.size)
+        picture?.fill(with: artwork)
+        func draw(on s: Surface, wells: Bool) {
+            let cr = s.cr
+            s.setColour(Colour(hex: 0x202124))
+            cairo_paint(cr)
+            s.setColour(Colour(hex: 0xC9CDD3))
+            cairo_rectangle(cr, fitted.x, fitted.y, Double(artwork.size.width) * fitted.scale, Double(artwork.size.height) * fitted.scale)
+            cairo_fill(cr)
+            if let picture {
+                cairo_save(cr)
+                cairo_translate(cr, fitted.x, fitted.y)
+                cairo_scale(cr, fitted.scale, fitted.scale)
+                cairo_set_source_surface(cr, picture.surface, 0, 0)
+                cairo_pattern_set_filter(cairo_get_source(cr), CAIRO_FILTER_GOOD)
+                cairo_paint(cr)
+                cairo_restore(cr)
+            }
+            guard wells else { return }
+            s.setColour(Colour(hex: 0xFFFDF6))
+            for zone in zones { TicketDrawing.path(zone, on: s) }
+            cairo_fill(cr)
+        }
+        let cover = Surface.drawing(size: size) { draw(on: $0, wells: false) } ?? RGBAImage(size: size, filledWith: RGBA(r: 201, g: 205, b: 211))
+        let prize = Surface.drawing(size: size) { draw(on: $0, wells: true) } ?? RGBAImage(size: size, filledWith: RGBA(r: 255, g: 253, b: 246))
+        return (cover, prize)
+    }
+
     /// What a zone shows, at the zone's pixel size: words or emoji centred on the well
     /// in the card's style, or `image` (already loaded) scaled to fit; dimmed for a decoy.
     public static func zoneSymbol(text: String?, colour: RGBA?, image: RGBAImage?, size: PixelSize, dimmed: Bool) -> RGBAImage {
@@ -81,7 +116,7 @@ struct TicketDrawing {
         }
         for zone in zones {
             // The well the symbol is printed in, or the foil over it.
-            path(zone, on: s)
+            Self.path(zone, on: s)
             if foil {
                 s.setSource(s.linearGradient(zone.x, zone.y, zone.x + zone.width, zone.y + zone.height, [
                     (0, Colour(hex: 0xD9DDE3)), (0.45, Colour(hex: 0xF4F6F8)), (0.55, Colour(hex: 0xB9BEC6)), (1, Colour(hex: 0xCDD1D8)),
@@ -101,7 +136,7 @@ struct TicketDrawing {
         }
     }
 
-    private func path(_ zone: ZoneOutline, on s: Surface) {
+    static func path(_ zone: ZoneOutline, on s: Surface) {
         let cr = s.cr
         switch zone.shape {
         case .rectangle:

@@ -243,8 +243,8 @@ public struct Deck: Equatable, Sendable {
             let zoneCard = try ZoneCard.parse(fields, files: files, fail: entryFail)
             if zoneCard != nil {
                 guard id?.isEmpty == false else { throw entryFail("a zone card needs an \"id\"") }
-                if let key = ["prize", "cover", "text"].first(where: { fields[$0] != nil }) {
-                    throw entryFail("\(key) does not go with zones: a zone card is a ticket, its symbols are what it shows")
+                if let key = ["prize", "text"].first(where: { fields[$0] != nil }) {
+                    throw entryFail("\(key) does not go with zones: a zone card is a ticket, its symbols are what it shows (its artwork is a cover)")
                 }
             } else if fields["prize"] == nil && text == nil { throw entryFail("no prize image and no text") }
             var prize: String?

@@ -1,8 +1,9 @@
 import ScratchCore
 
 /// A ticket's scratch zones, as a deck entry gives them: where the zones are (in the
-/// card's points, on the built-in card's 640 x 400 design; the window scales them with
-/// the card), what each shows, and how many the player may pick.
+/// card's points: on the built-in ticket's 640 x 400 design, or on the promoter's own
+/// artwork, the card's cover image, in its points), what each shows, and how many the
+/// player may pick. The window scales the zones with the card.
 ///
 ///     {"id": "coffee", "grid": {"x": 40, "y": 110, "w": 560, "h": 260, "columns": 3, "rows": 3, "gap": 12},
 ///      "pick": 3, "symbols": [{"text": "☕"}, {"text": "☕"}, {"text": "☕"}],
@@ -17,8 +18,11 @@ public struct ZoneCard: Equatable, Sendable {
     /// What the zones not picked show when they open, dimmed, in zone order.
     public let decoys: [ZoneSymbol]
 
-    /// The size of the card the zones are given on: the built-in card's design.
-    public static let cardPoints = (width: 640.0, height: 400.0)
+    /// The size of the built-in ticket the zones are given on without artwork.
+    public static let builtInCard = PixelSize(width: 640, height: 400)
+    /// The size in points of the artwork the zones are printed on (the card's cover
+    /// image); nil: the built-in ticket, drawn by the program at any size.
+    public private(set) var artwork: PixelSize?
     /// The most zones a card may have.
     public static let maximumZones = 100
 
@@ -29,10 +33,35 @@ public struct ZoneCard: Equatable, Sendable {
         self.decoys = decoys
     }
 
-    /// The zones in device pixels on a card of `size`: each axis scaled from the design.
+    /// The same zones printed on artwork of `size` points (the cover image).
+    public func printed(on size: PixelSize) -> ZoneCard {
+        var card = self
+        card.artwork = size
+        return card
+    }
+
+    /// The zones in device pixels on a card of `size`. On the built-in ticket each axis
+    /// is scaled from its design (the ticket is drawn for the size); on artwork, as the
+    /// artwork is placed: fitted whole and centred (`Fitted`).
     public func outlines(in size: PixelSize) -> [ZoneOutline] {
-        let sx = Double(size.width) / Self.cardPoints.width, sy = Double(size.height) / Self.cardPoints.height
+        if let artwork {
+            let fitted = Fitted(artwork, into: size)
+            return zones.map(fitted.place)
+        }
+        let sx = Double(size.width) / Double(Self.builtInCard.width), sy = Double(size.height) / Double(Self.builtInCard.height)
         return zones.map { ZoneOutline(x: $0.x * sx, y: $0.y * sy, width: $0.width * sx, height: $0.height * sy, shape: $0.shape) }
+    }
+
+    /// The first zone that lies outside the card it is given on (the artwork, or the
+    /// built-in ticket), as a message; nil when every zone is on the card.
+    public var zoneOffTheCard: String? {
+        let card = artwork ?? Self.builtInCard
+        guard let i = zones.firstIndex(where: { zone in
+            !(zone.x >= 0 && zone.y >= 0 && zone.x + zone.width <= Double(card.width) && zone.y + zone.height <= Double(card.height))
+        }) else { return nil }
+        let zone = zones[i]
+        return "zone \(i) (x \(Self.number(zone.x)), y \(Self.number(zone.y)), w \(Self.number(zone.width)), h \(Self.number(zone.height))) "
+            + "is outside the \(artwork == nil ? "ticket" : "cover") (0, 0, \(card.width) x \(card.height) points)"
     }
 
     /// The deck keys a zone card adds to an entry.
@@ -62,11 +91,10 @@ public struct ZoneCard: Equatable, Sendable {
         case (nil, let value?):
             zones = try grid(value, fail: fail)
         }
+        // Whether each zone is on the card is known once the card's cover is: the
+        // dealer checks it (`zoneOffTheCard`) before the first card is dealt.
         for (i, zone) in zones.enumerated() {
             let name = fields["grid"] != nil ? "grid zone \(i)" : "zones[\(i)]"
-            guard zone.x >= 0, zone.y >= 0, zone.x + zone.width <= cardPoints.width, zone.y + zone.height <= cardPoints.height else {
-                throw fail("\(name) (x \(number(zone.x)), y \(number(zone.y)), w \(number(zone.width)), h \(number(zone.height))) is outside the card (0, 0, 640 x 400 points)")
-            }
             if let j = zones[..<i].firstIndex(where: { overlap($0, zone) }) {
                 throw fail("\(name) overlaps \(fields["grid"] != nil ? "grid zone \(j)" : "zones[\(j)]")")
             }

@@ -18,15 +18,16 @@ public enum CardLayer: Sendable {
     case builtInPrize
     /// A deck's words, over an image (scaled to fill first) or the built-in background.
     case text(CardText, background: RGBAImage?)
-    /// The built-in ticket of a zone card: its foil panels (`foil`) or their wells, the
+    /// A zone card's ticket, its zones' foil panels (`foil`) or their wells: the
+    /// promoter's `artwork` (the card's cover image), or the built-in ticket with the
     /// header's words (`header`, nil for the default).
-    case ticket(ZoneCard, header: String?, foil: Bool)
+    case ticket(ZoneCard, header: String?, artwork: RGBAImage?, foil: Bool)
 
     /// The size the layer is meant for, in points: an image file's own (a 96-dpi
     /// picture), else the built-in card's 640x400.
     public var size: PixelSize {
         switch self {
-        case .image(let image), .text(_, background: let image?): image.size
+        case .image(let image), .text(_, background: let image?), .ticket(_, _, artwork: let image?, _): image.size
         case .builtInCover, .builtInPrize, .text, .ticket: CardArt.designSize
         }
     }
@@ -40,7 +41,10 @@ public enum CardLayer: Sendable {
         case .builtInPrize: CardArt.prize(size: size)
         case .text(let text, let background):
             CardArt.prize(size: size, text: text, background: background.map { $0.size == size ? $0 : $0.scaledToFill(size) })
-        case .ticket(let zones, let header, let foil):
+        case .ticket(let zones, _, let artwork?, let foil):
+            foil ? CardArt.ticket(artwork: artwork, size: size, zones: zones.outlines(in: size)).cover
+                : CardArt.ticket(artwork: artwork, size: size, zones: zones.outlines(in: size)).prize
+        case .ticket(let zones, let header, nil, let foil):
             foil ? CardArt.ticket(size: size, zones: zones.outlines(in: size), header: header).cover
                 : CardArt.ticket(size: size, zones: zones.outlines(in: size), header: header).prize
         }

@@ -71,7 +71,7 @@ public struct Dealer: Sendable {
         prize = options.prize
         coverText = options.coverText
         soldOutImage = options.soldOutImage
-        if let deck, let path = options.deck { try Self.checkSounds(of: deck, path: path, source: source) }
+        if let deck, let path = options.deck { try Self.check(deck, path: path, source: source, cover: cover) }
     }
 
     /// This dealer, reading its deck's images and sounds from `source` (a stock book's
@@ -84,6 +84,31 @@ public struct Dealer: Sendable {
 
     /// The most sound files a deck may name (each is decoded at load to check it).
     public static let maximumSoundFiles = 32
+
+    /// What can only be checked with the deck's files read, at load and before any
+    /// window: its sounds (`checkSounds`), and that each zone card's zones lie on its
+    /// ticket: the built-in one, or its cover (its own, or `cover`, the `--cover` image),
+    /// read here once. A problem ends the program (exit 2) naming the deck and the card.
+    public static func check(_ deck: Deck, path: String, source: CardSource, cover: String?) throws(DeckError) {
+        try checkSounds(of: deck, path: path, source: source)
+        var sizes: [String: PixelSize] = [:]
+        for (index, card) in deck.cards.enumerated() {
+            guard var zones = card.zoneCard else { continue }
+            let entry = "cards[\(index)] (\"\(card.id)\")"
+            if let artwork = card.cover ?? cover {
+                if sizes[artwork] == nil {
+                    do { sizes[artwork] = try source.image(artwork).size } catch {
+                        throw DeckError(path: path, message: "\(entry): the ticket's cover \(error)")
+                    }
+                }
+                zones = zones.printed(on: sizes[artwork]!)
+            }
+            if let problem = zones.zoneOffTheCard {
+                let on = (card.cover ?? cover).map { " \(JSONText.quoted($0))" } ?? ""
+                throw DeckError(path: path, message: "\(entry): \(problem)\(on)")
+            }
+        }
+    }
 
     /// Every sound file the deck names is decoded once, at load: a bad one ends the
     /// program (exit 2) naming the deck, the card and the file, before any window.
@@ -114,9 +139,13 @@ public struct Dealer: Sendable {
         return try dealt(deck.draw())
     }
 
-    /// A zone card as dealt: the built-in ticket, its symbols' and decoys' image files read.
+    /// A zone card as dealt: its cover image (its own, or `--cover`) as the ticket's
+    /// artwork, its zones printed on it; else the built-in ticket. Its symbols' and
+    /// decoys' image files read.
     public func dealtTicket(_ card: DeckCard) throws(ImageError) -> DealtCard {
-        let zones = card.zoneCard!
+        var zones = card.zoneCard!
+        let artwork = try (card.cover ?? cover).map { path throws(ImageError) in try source.image(path) }
+        if let artwork { zones = zones.printed(on: artwork.size) }
         let header = card.coverText ?? coverText
         func read(_ symbols: [ZoneSymbol]) throws(ImageError) -> [RGBAImage?] {
             var images: [RGBAImage?] = []
@@ -126,7 +155,8 @@ public struct Dealer: Sendable {
             return images
         }
         let art = ZoneArt(card: zones, symbolImages: try read(zones.symbols), decoyImages: try read(zones.decoys))
-        let images = CardImages(cover: .ticket(zones, header: header, foil: true), prize: .ticket(zones, header: header, foil: false))
+        let images = CardImages(cover: .ticket(zones, header: header, artwork: artwork, foil: true),
+                                prize: .ticket(zones, header: header, artwork: artwork, foil: false))
         return DealtCard(id: card.id, prize: card.id, images: images, revealSound: revealSound(card.sound),
                          celebrate: card.celebrate, origin: .unstocked(card), zoneArt: art)
     }

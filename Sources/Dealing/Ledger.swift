@@ -387,7 +387,8 @@ public final class Ledger {
     /// scratch sound and the strokes the store keeps; a threshold changed under a card
     /// in play would change its rules. Options take effect at the next start, and a line
     /// says so when the reloaded file's differ from those read at start.
-    public func reloadDeck(_ path: String?, asCardFile: Bool) -> Bool {
+    /// `cover`: the `--cover` image, the artwork of zone cards without a cover of their own.
+    public func reloadDeck(_ path: String?, asCardFile: Bool, cover: String? = nil) -> Bool {
         guard let store, let book, let path else {
             log("SIGHUP: no deck to reload")
             return false
@@ -395,7 +396,7 @@ public final class Ledger {
         let loaded: LoadedDeck
         do {
             loaded = try LoadedDeck.load(path: path, asCardFile: asCardFile)
-            try Dealer.checkSounds(of: loaded.deck, path: path, source: loaded.source)
+            try Dealer.check(loaded.deck, path: path, source: loaded.source, cover: cover)
             if !makesClaims, let problem = ClaimMaker.needsKey(loaded.deck) { throw DeckError(path: path, message: problem) }
             book.reload(deck: loaded.deck, source: loaded.source, dealt: try store.dealtCounts())
         } catch {
@@ -492,7 +493,7 @@ public final class Ledger {
             guard let zones else { return mask }
             var mask = mask
             mask.setZones(zones.outlines(in: mask.size), touchOrder: previous?.zones?.touchOrder ?? [],
-                          touchLimit: zones.pick ?? zones.zones.count)
+                          touchLimit: zones.pick ?? zones.zones.count, carrying: previous)
             return mask
         }
         let mask = strokes.replay(to: size) { canvasSize, previous in

@@ -3,9 +3,17 @@ extension Mask {
     /// each has its own meter, counted from the mask as it is. `touchOrder` carries over
     /// the order in which zones took ink (a resized or resumed card); zones that hold
     /// revealed pixels and are not in it follow in index order.
-    public mutating func setZones(_ outlines: [ZoneOutline], touchOrder: [Int] = [], touchLimit: Int? = nil) {
+    ///
+    /// `carrying`: the same card's mask at another size, with the same zones: its
+    /// scratched state is carried over zone by zone (each zone's pixels sampled from the
+    /// same place in its bounds there, nearest), and nothing outside the zones. However
+    /// the zones moved (a ticket's artwork fitted to a window of another shape), what was
+    /// scratched stays in its zone and no other zone takes ink from it.
+    public mutating func setZones(_ outlines: [ZoneOutline], touchOrder: [Int] = [], touchLimit: Int? = nil,
+                                  carrying previous: Mask? = nil) {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
         var zones = MaskZones(outlines: outlines, size: size)
+        if let previous, let old = previous.zones, old.count == zones.count { carry(previous, old, into: zones) }
         for i in touchOrder where zones.outlines.indices.contains(i) && !zones.touched[i] {
             zones.touched[i] = true
             zones.touchOrder.append(i)
@@ -14,6 +22,28 @@ extension Mask {
         zones.recount(storage.bytes, width: size.width)
         self.zones = zones
         storage.lastEnd = nil
+    }
+
+    /// Rewrites the mask from `previous`'s zones (see `setZones`), every row damaged.
+    private mutating func carry(_ previous: Mask, _ old: MaskZones, into zones: MaskZones) {
+        let bytes = storage.bytes, width = size.width
+        bytes.update(repeating: 0)
+        previous.withUnsafeBytes { source in
+            for i in 0..<zones.count where !old.bounds[i].isEmpty {
+                let from = old.bounds[i], to = zones.bounds[i]
+                let sx = Double(from.width) / Double(Swift.max(to.width, 1)), sy = Double(from.height) / Double(Swift.max(to.height, 1))
+                zones.forEachSpan(of: i) { row, first, last in
+                    let y = Swift.min(from.maxY - 1, from.y + Int((Double(row - to.y) + 0.5) * sy))
+                    for x in first...last {
+                        let sourceX = Swift.min(from.maxX - 1, from.x + Int((Double(x - to.x) + 0.5) * sx))
+                        if old.zone(atX: sourceX, y: y) == i { bytes[row * width + x] = source[y * previous.size.width + sourceX] }
+                    }
+                }
+            }
+        }
+        storage.recount()
+        for row in 0..<size.height { storage.addDamage(row: row, first: 0, last: width - 1) }
+        storage.damagedRows = 0..<size.height
     }
 
     /// The next strokes write only where `reach` lets them (a pen's own zone: `Pens`).

@@ -6,8 +6,8 @@ extension ScratchCanvas {
     /// is chosen (`setPrize`), after the stroke that first touched it and before the
     /// composite that shows it: the stroke that first touches a zone keeps its pixels
     /// there as damage even on a canvas that paints as it goes.
-    public func setZones(_ outlines: [ZoneOutline], touchOrder: [Int] = [], touchLimit: Int? = nil) {
-        mask.setZones(outlines, touchOrder: touchOrder, touchLimit: touchLimit)
+    public func setZones(_ outlines: [ZoneOutline], touchOrder: [Int] = [], touchLimit: Int? = nil, carrying previous: Mask? = nil) {
+        mask.setZones(outlines, touchOrder: touchOrder, touchLimit: touchLimit, carrying: previous)
     }
 
     /// Locks zone `i` (the brush no longer writes there) or unlocks it.

@@ -186,3 +186,26 @@ struct ZoneClip: RowClip {
         return (Int(spans[k]), Int(spans[k &+ 1]))
     }
 }
+
+/// Where a picture of `source` size sits when fitted whole into `target`, centred: one
+/// scale for both axes, and the offset of its top-left corner. A promoter's ticket
+/// artwork is placed so, and its zones with it (`ZoneCard.outlines(in:)`).
+public struct Fitted: Equatable, Sendable {
+    public let scale: Double
+    public let x: Double
+    public let y: Double
+
+    public init(_ source: PixelSize, into target: PixelSize) {
+        let scale = Swift.min(Double(target.width) / Double(Swift.max(source.width, 1)),
+                              Double(target.height) / Double(Swift.max(source.height, 1)))
+        self.scale = scale
+        x = (Double(target.width) - Double(source.width) * scale) / 2
+        y = (Double(target.height) - Double(source.height) * scale) / 2
+    }
+
+    /// `outline`, given in the source's points, in the target's pixels.
+    public func place(_ outline: ZoneOutline) -> ZoneOutline {
+        ZoneOutline(x: x + outline.x * scale, y: y + outline.y * scale,
+                    width: outline.width * scale, height: outline.height * scale, shape: outline.shape)
+    }
+}

@@ -23,6 +23,6 @@ func drawCover(longerSide: Int, card: DeckCard) -> RGBAImage {
 /// A card's cover when it has no image, drawn as the window draws it (the same layer): a
 /// ticket's printed cover with its foil panels, else the built-in foil with the words.
 func freshCover(of card: DeckCard, size: PixelSize) -> RGBAImage {
-    let layer = card.zoneCard.map { CardLayer.ticket($0, header: card.coverText, foil: true) } ?? .builtInCover(prompt: card.coverText)
+    let layer = card.zoneCard.map { CardLayer.ticket($0, header: card.coverText, artwork: nil, foil: true) } ?? .builtInCover(prompt: card.coverText)
     return layer.rendered(at: size)
 }

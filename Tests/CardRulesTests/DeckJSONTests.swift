@@ -200,7 +200,8 @@ enum RandomDeck {
                 if Bool.random(using: &rng) { fields.append("\"background\": " + colour(using: &rng)) }
             }
             if kind == 3 { fields += zoneFields(using: &rng) }
-            if kind != 3 && Bool.random(using: &rng) { fields.append(#""cover": "cover.png""#) }
+            // Any card may have a cover image: a zone card's is its ticket's artwork.
+            if Bool.random(using: &rng) { fields.append(#""cover": "cover.png""#) }
             else if Bool.random(using: &rng) { fields.append("\"cover-text\": " + string(words(using: &rng))) }
             // Card 0 keeps a weight above 0, so that the deck can deal.
             if Bool.random(using: &rng) { fields.append("\"weight\": " + number(i == 0 ? 1 + fraction(using: &rng) : fraction(using: &rng) * 100)) }

@@ -105,7 +105,6 @@ struct ZoneCardParseTests {
     }
 
     @Test("bad zone cards: each a clear error naming the deck entry", arguments: [
-        (#"{"zones": [{"x": 600, "y": 10, "w": 100, "h": 50}], "symbols": [{"text": "a"}]}"#, "zones[0] (x 600, y 10, w 100, h 50) is outside the card"),
         (#"{"zones": [{"x": 10, "y": 10, "w": 100, "h": 50}, {"x": 60, "y": 30, "w": 100, "h": 50}], "symbols": [{"text": "a"}, {"text": "b"}]}"#, "zones[1] overlaps zones[0]"),
         (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 2, "rows": 2}, "pick": 5, "symbols": [{"text": "a"}]}"#, "pick is 5, more than the card's 4 zones"),
         (#"{"grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 2, "rows": 2}, "symbols": [{"text": "a"}]}"#, "symbols has 1, fewer than the 4 zones"),
@@ -125,6 +124,22 @@ struct ZoneCardParseTests {
         #expect(text?.contains(expected) == true, "\(text ?? "no error")")
     }
 
+    @Test("zones lie on their card: the built-in ticket (640 x 400 points, each axis scaled), or the artwork they are printed on (its points, fitted whole)")
+    func zonesOnTheirCard() throws {
+        let card = try #require(try parse(#"{"zones": [{"x": 600, "y": 10, "w": 100, "h": 50}, {"x": 10, "y": 500, "w": 100, "h": 100}], "symbols": [{"text": "a"}, {"text": "b"}]}"#))
+        #expect(card.artwork == nil)
+        #expect(card.zoneOffTheCard == "zone 0 (x 600, y 10, w 100, h 50) is outside the ticket (0, 0, 640 x 400 points)")
+        let printed = card.printed(on: PixelSize(width: 960, height: 640))
+        #expect(printed.zoneOffTheCard == nil)
+        #expect(card.printed(on: PixelSize(width: 960, height: 560)).zoneOffTheCard == "zone 1 (x 10, y 500, w 100, h 100) is outside the cover (0, 0, 960 x 560 points)")
+        // At its own size the artwork's points are pixels; in a wider window it is fitted
+        // whole (scale 1.25 to 800 rows), centred (a 200-pixel band each side).
+        #expect(printed.outlines(in: PixelSize(width: 960, height: 640))[0] == ZoneOutline(x: 600, y: 10, width: 100, height: 50))
+        #expect(printed.outlines(in: PixelSize(width: 1600, height: 800))[1] == ZoneOutline(x: 200 + 12.5, y: 625, width: 125, height: 125))
+        // The built-in ticket stretches each axis with the window.
+        #expect(card.outlines(in: PixelSize(width: 1280, height: 1600))[0] == ZoneOutline(x: 1200, y: 40, width: 200, height: 200))
+    }
+
     @Test("through Deck.load: a zone card is a deck entry with its zones; errors name the deck and the entry")
     func inADeck() throws {
         let tmp = try TemporaryFolder()
@@ -134,7 +149,7 @@ struct ZoneCardParseTests {
         #expect(deck.cards[0].zoneCard?.zones.count == 3 && deck.cards[0].zoneCard?.pick == 1 && deck.cards[0].coverText == "PICK 1")
         #expect(deck.cards[1].zoneCard == nil)
         for (entry, expected) in [
-            (#"{"id": "t", \#(grid), "symbols": [{"text": "a"}, {"text": "b"}, {"text": "c"}], "prize": "x.png"}"#, #"cards[0] ("t"): prize does not go with zones: a zone card is a ticket, its symbols are what it shows"#),
+            (#"{"id": "t", \#(grid), "symbols": [{"text": "a"}, {"text": "b"}, {"text": "c"}], "prize": "x.png"}"#, #"cards[0] ("t"): prize does not go with zones: a zone card is a ticket, its symbols are what it shows (its artwork is a cover)"#),
             (#"{\#(grid), "symbols": [{"text": "a"}, {"text": "b"}, {"text": "c"}]}"#, "cards[0]: a zone card needs an \"id\""),
             (#"{"id": "t", \#(grid), "symbols": [{"text": "a"}]}"#, #"cards[0] ("t"): symbols has 1, fewer than the 3 zones"#),
         ] {

@@ -278,7 +278,7 @@ import XvfbSupport
         (#"{"id": "t", "zones": [{"x": 10, "y": 10, "w": 100, "h": 100}, {"x": 50, "y": 50, "w": 100, "h": 100}], "symbols": [{"text": "a"}, {"text": "b"}]}"#,
          #"cards[0] ("t"): zones[1] overlaps zones[0]"#),
         (#"{"id": "t", "zones": [{"x": 600, "y": 10, "w": 100, "h": 100}], "symbols": [{"text": "a"}]}"#,
-         #"cards[0] ("t"): zones[0] (x 600, y 10, w 100, h 100) is outside the card"#),
+         #"cards[0] ("t"): zone 0 (x 600, y 10, w 100, h 100) is outside the ticket (0, 0, 640 x 400 points)"#),
         (#"{"id": "t", "grid": {"x": 0, "y": 0, "w": 300, "h": 300, "columns": 3, "rows": 1}, "pick": 2, "symbols": ["gone.png", {"text": "b"}], "decoys": [{"text": "d"}]}"#,
          #"cards[0] ("t"): symbols[0]: symbol image"#),
     ])

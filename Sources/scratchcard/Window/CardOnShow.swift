@@ -43,9 +43,10 @@ final class CardOnShow {
 
     /// A zone card's rules go on the canvas (a new card, a resumed one, one laid out
     /// again); its reveal is theirs, not the fraction's.
-    private func startZones(started: [Int] = [], open: Set<Int> = []) {
+    private func startZones(started: [Int] = [], open: Set<Int> = [], carrying previous: Mask? = nil) {
         guard let art = dealt.zoneArt else { zones = nil; return }
-        zones = ZonePlay(card: art.card, canvas: canvas, revealAt: revealAt, started: started, open: open) { shows, size in
+        zones = ZonePlay(card: art.card, canvas: canvas, revealAt: revealAt, started: started, open: open,
+                         carrying: previous) { shows, size in
             art.draw(shows, size: size)
         }
         session.leaveRevealToRules()
@@ -205,7 +206,7 @@ final class CardOnShow {
         let started = zones?.ticket.started ?? [], open = Set((0..<(zones?.ticket.zoneCount ?? 0)).filter { zones!.ticket.open[$0] })
         canvas = try dealt.images.canvas(at: size, layout: canvas.layout, brush: brush) { _ in previous }
         if session.isRevealed { canvas.revealAll() }
-        startZones(started: started, open: open)
+        startZones(started: started, open: open, carrying: previous)
     }
 
     /// `--record`: the gesture recorded, written to `path` as a trace (atomically).

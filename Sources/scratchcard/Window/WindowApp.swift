@@ -119,7 +119,7 @@ final class WindowApp {
             runTimers(now: monotonicSeconds())
             if let signal = TerminationSignals.take() {
                 if signal == SIGHUP, ledger.keepsStore {
-                    if ledger.reloadDeck(options.deck, asCardFile: options.openCardFile) {
+                    if ledger.reloadDeck(options.deck, asCardFile: options.openCardFile, cover: options.cover) {
                         dealing.dropSpare()     // a sold-out card made before the reload
                         dealNewCard()
                     }
@@ -384,7 +384,7 @@ final class WindowApp {
     private func openCardFile(_ loaded: LoadedDeck, path: String) {
         let dealer = Dealer(deck: loaded.deck, source: loaded.source)
         do {
-            try Dealer.checkSounds(of: loaded.deck, path: path, source: loaded.source)
+            try Dealer.check(loaded.deck, path: path, source: loaded.source, cover: nil)
             let dealt = try dealer.deal()
             let canvas = try dealt.images.canvas(at: card.size, layout: card.canvas.layout, brush: card.brush)
             dealing.replaceDealer(dealer)

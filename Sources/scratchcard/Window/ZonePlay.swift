@@ -25,9 +25,10 @@ final class ZonePlay {
     private var fading: [(zone: Int, since: Double)] = []
 
     /// A fresh ticket, or one taken up again: `started` in the order they were started,
-    /// `open` those that were revealed (both from the store).
+    /// `open` those that were revealed (both from the store, or the ticket before a
+    /// resize, whose mask `carrying` is: its zones' scratches carried zone by zone).
     init(card: ZoneCard, canvas: ScratchCanvas, revealAt: Double, fadeDuration: Double = 0.3,
-                started: [Int] = [], open: Set<Int> = [],
+                started: [Int] = [], open: Set<Int> = [], carrying previous: Mask? = nil,
                 drawShows: @escaping (ZoneTicket.Shows, PixelSize) -> RGBAImage) {
         self.card = card
         self.canvas = canvas
@@ -35,7 +36,7 @@ final class ZonePlay {
         self.fadeDuration = fadeDuration
         self.drawShows = drawShows
         ticket = ZoneTicket(resuming: started, open: [], zoneCount: card.zones.count, pick: card.pick)
-        canvas.setZones(card.outlines(in: canvas.size), touchOrder: ticket.started, touchLimit: ticket.picks)
+        canvas.setZones(card.outlines(in: canvas.size), touchOrder: ticket.started, touchLimit: ticket.picks, carrying: previous)
         // Zones scratched past the threshold before (a resumed ticket) are open.
         let reached = ticket.started.filter { canvas.zones!.revealedFraction($0) >= self.revealAt }
         ticket = ZoneTicket(resuming: started, open: open.union(reached), zoneCount: card.zones.count, pick: card.pick)
