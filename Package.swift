@@ -1,10 +1,9 @@
 // swift-tools-version:6.0
 // ScratchCard: a scratch-to-reveal card for X11 desktops and kiosks.
-// The rooms, from the edge in (docs/ARCHITECTURE.md): thin C edges (Xlib, libpng, libjpeg-turbo,
-// libwebp, cairo + Pango, libpulse, ALSA, SQLite, libpq), the engine of pixels and geometry
-// (ScratchCore), the card's rules on top of it (CardRules), the money path of the cards (Dealing), the rooms that wrap each C
-// library, and the executable that wires them together. `Sources/` holds only what ships;
-// the measurement tools live in `Bench/`, the icon drawer in `Tools/`.
+// The map of the rooms (each target below: what it holds, what it may use) is the table in
+// docs/ARCHITECTURE.md, "Rooms", and only there. Change a room's dependencies here and its
+// row there in the same commit. `Sources/` holds only what ships; the measurement tools
+// live in `Bench/`, the icon drawer in `Tools/`, the tests' servers and helpers in `Tests/`.
 import PackageDescription
 
 let package = Package(
@@ -49,7 +48,7 @@ let package = Package(
         // Cache prefetch hints for the compositor: a header of one-instruction inlines.
         .systemLibrary(name: "CInstructions"),
 
-        // MARK: The product's rooms.
+        // MARK: The product's rooms (docs/ARCHITECTURE.md, "Rooms").
         // The engine, pixels and geometry only: mask and brush, compositor, canvas and reveal
         // meter, fade and shimmer, framebuffers and pixel layouts, images, traces, and the
         // few file utilities it needs (whole-file reads, atomic writes).

@@ -42,7 +42,8 @@ let makeUsage = """
       --text TEXT      a text card: these words are the prize (over --prize if given)
       --subtitle TEXT  a second, smaller line under --text
       --deck PATH      pack a whole deck instead: a folder of images, a JSON deck file
-                       (see README) or another card file; its images and sounds go in
+                       (man scratchcard) or another card file; its images and sounds
+                       go in
       --reveal-at PCT  reveal the whole card once PCT percent is scratched
       --brush PT       brush radius in points
       --celebrate on|off  sparks over a revealed card

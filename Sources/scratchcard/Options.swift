@@ -143,11 +143,12 @@ let windowUsage = """
       --reveal-at PCT  reveal the whole card once PCT percent is scratched (default
                        60; 100 turns it off)
       --deck PATH      draw each card's prize at random from a deck: a folder of
-                       images (.png, .jpg, .jpeg, .webp), a JSON deck file (see README)
-                       or a card file (FILE.scratchcard, made with scratchcard make;
-                       given alone, without --deck, it opens the same way)
+                       images (.png, .jpg, .jpeg, .webp), a JSON deck file
+                       (man scratchcard) or a card file (FILE.scratchcard, made with
+                       scratchcard make; given alone, without --deck, it opens the
+                       same way)
       --snapshot-dir DIR  where `s` saves snapshots (default: the current folder)
-      --events         write card events as JSON lines on stdout (see README)
+      --events         write card events as JSON lines on stdout (man scratchcard)
       --config FILE    read options from a JSON file (default:
                        $XDG_CONFIG_HOME/scratchcard/config.json when present);
                        the command line wins
@@ -206,7 +207,7 @@ let windowUsage = """
       --volume PCT     the sound's volume, 0 to 100 percent (default 100)
       --celebrate on|off  sparks of foil burst over a revealed card for 1.5 s
                        (default on); a deck card can turn them off, or choose its
-                       own sound or none (see README)
+                       own sound or none (man scratchcard)
 
     keys: Space or Enter reveal the card, r deals a new card, s saves a snapshot,
           q or Escape quit; the window's close button quits too. F11 full screen
