@@ -286,4 +286,42 @@ import XvfbSupport
                 "\(result.err)")
         #expect(result.err.contains(deck) && result.err.contains("small.png"), "\(result.err)")
     }
+
+    @Test("a zone opening sounds through PulseAudio: a bell near 1568 Hz (G6) within 150 ms of the zone-revealed line, over the silence before it")
+    func zoneSounds() throws {
+        let ticket = Self.builtIn
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let pulse = try PulseServer(); defer { pulse.stop() }
+        let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
+        var environment = server.environment
+        environment["PULSE_SERVER"] = pulse.server
+        let deck = try Self.deck(ticket, in: folder)
+        let arguments = ticket.arguments.filter { $0 != "--sound" && $0 != "off" }
+        let app = try RunningApp(["--deck", deck, "--verbose"] + arguments, environment: environment, stampOutput: true)
+        let window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.standardError.contains("sound: PulseAudio") }, "\(app.standardError)")
+        let recording = try MonitorRecording(server: pulse); defer { recording.stop() }
+        #expect(waitUntil { recording.data.count > 9_600 }, "parec records")
+        let quietFrom = monotonicNow()
+        try server.xdotool("mousemove", "--window", "\(window)", "5", "5")
+        usleep(300_000)
+        try server.xdotool("key", "Tab", "space")
+        #expect(waitUntil(timeout: 10) { app.standardOutput.contains("zone-revealed") })
+        let revealed = try #require(app.arrival(ofLineContaining: "zone-revealed"))
+        usleep(600_000)
+        recording.stop()
+        typealias R = MonitorRecording
+        let before = R.rms(recording.samples(from: quietFrom, to: revealed - 0.05))
+        let onset = try #require(recording.onset(after: revealed - 0.1, threshold: Swift.max(300, before * 8)), "no sound after zone-revealed")
+        #expect(onset - revealed < 0.15 && onset - revealed > -0.1, "the bell began \(onset - revealed) s after the line")
+        // Its pitch over 100 ms from its onset, wherever the onset falls: zero crossings.
+        let bell = recording.samples(from: onset, to: onset + 0.1)
+        var crossings = 0
+        for i in bell.indices.dropFirst() where (bell[i - 1] < 0) != (bell[i] < 0) { crossings += 1 }
+        let hertz = Double(crossings) / 2 / (Double(bell.count) / R.rate)
+        #expect(abs(hertz - 1568) < 120, "the bell read \(hertz) Hz")
+        #expect(R.rms(bell) > before * 8, "the bell (RMS \(R.rms(bell))) is not over the silence before it (\(before))")
+        try server.press("q", in: window)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+    }
 }
