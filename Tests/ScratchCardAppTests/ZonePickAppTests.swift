@@ -324,4 +324,40 @@ import XvfbSupport
         try server.press("q", in: window)
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
     }
+
+    @Test("kiosk mode: Tab and Space pick three zones with no pointer, the card is revealed, the kiosk stays and deals the next ticket; other keys do nothing")
+    func kioskKeyPicks() throws {
+        let ticket = Self.builtIn
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try Xvfb(width: 640, height: 400); defer { server.stop() }
+        let deck = try Self.deck(ticket, in: folder)
+        let app = try RunningApp(["--deck", deck, "--kiosk", "--idle-reset", "2"] + ticket.arguments, environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        for key in ["q", "Escape", "r", "alt+F4"] { try server.press(key, in: window) }
+        usleep(300_000)
+        #expect(app.process.isRunning, "keys must not end kiosk mode")
+        #expect(Self.starts(app) == [])
+        try server.xdotool("key", "Tab", "space")
+        try server.xdotool("key", "Tab", "Tab", "space")
+        try server.xdotool("key", "Down", "space")
+        let done = try server.waitForPixels(window: window, timeout: 15) { image in
+            ZoneTicketAppTests.close(image[ticket.centre(1).x, ticket.centre(1).y], ZoneTicketAppTests.dimmedDecoy)
+        }
+        for (n, zone) in [0, 2, 5].enumerated() {
+            #expect(done[ticket.centre(zone).x, ticket.centre(zone).y] == ZoneTicketAppTests.symbolColours[n], "key pick \(n + 1), zone \(zone)")
+        }
+        #expect(Self.starts(app) == [0, 2, 5])
+        #expect(waitUntil(timeout: 10) { app.eventNames.contains("revealed") })
+        #expect(app.events.first { $0["event"] as? String == "revealed" }?["how"] as? String == "keyboard")
+        // The kiosk deals the next ticket, covered again, and goes on taking key picks.
+        #expect(waitUntil(timeout: 15) { app.eventNames.contains("new-card") }, "\(app.eventNames)")
+        let fresh = try server.waitForPixels(window: window, timeout: 10) { $0[ticket.centre(0).x, ticket.centre(0).y] != ZoneTicketAppTests.symbolColours[0] }
+        #expect(fresh[ticket.centre(0).x, ticket.centre(0).y] != ZoneTicketAppTests.symbolColours[0], "the next ticket is covered")
+        try server.xdotool("key", "Tab", "space")
+        #expect(waitUntil(timeout: 10) { Self.starts(app).count == 4 }, "\(Self.starts(app))")
+        #expect(app.process.isRunning)
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+    }
 }
