@@ -126,7 +126,7 @@ let windowUsage = """
     by its EXIF orientation.
 
     options:
-      --cover FILE     the cover image; default: the built-in silver foil
+      --cover FILE     the cover image, or a ticket's artwork; default: the built-in foil
       --prize FILE     the prize image; default: the built-in prize
       --cover-text TEXT  words on the built-in foil in place of SCRATCH HERE, in any
                        script (at most 200 characters); a deck's cover-text wins
