@@ -360,4 +360,34 @@ import XvfbSupport
         kill(app.pid, SIGTERM)
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
     }
+
+    @Test("a stroke in one zone while another fades open shows at once (the fade's frame once put only the fading zone)")
+    func strokeDuringAFade() throws {
+        let ticket = Self.artwork
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try Xvfb(width: 1024, height: 700); defer { server.stop() }
+        let (app, window) = try start(ticket, in: folder, server: server)
+        // One xdotool run, a few milliseconds from end to end: zone 0 scrubbed open, and
+        // at once, while it fades open (0.3 s), a short stroke in zone 4.
+        let (x0, y0) = ticket.centre(0), (x, y) = ticket.centre(4)
+        var steps = ["mousemove", "--window", "\(window)", "\(x0 - 120)", "\(y0 - 50)", "mousedown", "1"]
+        for row in stride(from: y0 - 50, through: y0 + 50, by: 25) {
+            steps += ["mousemove", "--window", "\(window)", "\(x0 + 120)", "\(row)", "mousemove", "--window", "\(window)", "\(x0 - 120)", "\(row + 12)"]
+        }
+        steps += ["mouseup", "1", "mousemove", "--window", "\(window)", "\(x - 100)", "\(y)", "mousedown", "1"]
+        // Dabs along the zone, one at a time: each is its own repaint, during the fade.
+        let dabs = [-90, -45, 0, 45, 90]
+        for dx in dabs { steps += ["mousemove", "--window", "\(window)", "\(x + dx)", "\(y)", "sleep", "0.03"] }
+        steps += ["mouseup", "1"]
+        _ = try server.run("xdotool", steps)
+        usleep(1_000_000)
+        let image = try server.capture(window: window)
+        let revealed = app.events.firstIndex { $0["event"] as? String == "zone-revealed" && $0["zone"] as? Int == 0 }
+        let started = app.events.firstIndex { $0["event"] as? String == "zone-start" && $0["zone"] as? Int == 4 }
+        #expect(revealed != nil && started != nil && revealed! < started!, "zone 0 was not open before the stroke in zone 4: the test did not try what it names")
+        for dx in dabs { #expect(image[x + dx, y] != Self.panel, "the stroke in zone 4 at \(dx) is not on screen: \(image[x + dx, y])") }
+        #expect(Self.starts(app) == [0, 4])
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+    }
 }

@@ -30,7 +30,9 @@ struct ScreenChanges {
     mutating func composite(_ card: CardOnShow, into framebuffer: Framebuffer, now: Double, frameDue: Bool) -> PixelRect {
         var area = card.compositeChanges(into: framebuffer)
         strokesWaiting = false
-        if frameDue, let faded = card.drawFade(now: now, into: framebuffer) { area = faded }
+        // The fade's area joins the strokes': a ticket's zone fades open in its own
+        // bounds while a pen scratches another zone, whose pixels must go up too.
+        if frameDue, let faded = card.drawFade(now: now, into: framebuffer) { area.formUnion(faded) }
         if !exposed.isEmpty {
             card.composite(exposed, into: framebuffer)
             area.formUnion(exposed)
