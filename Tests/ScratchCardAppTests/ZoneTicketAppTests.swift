@@ -204,7 +204,7 @@ import XvfbSupport
         #expect(Self.zoneEvents(second) == ["zone-start 8"])
     }
 
-    @Test("two real fingers each scratch their own zone, and cannot start more than pick (3) between them",
+    @Test("real fingers: pressed in the gaps they start nothing; two at once each scratch their own zone, and cannot start more than pick (3) between them",
           .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
     func twoFingers() throws {
         let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
@@ -220,6 +220,16 @@ import XvfbSupport
         func touch(_ id: UInt32, _ phase: TouchPhase, _ p: (x: Int, y: Int), dx: Int = 0) throws {
             try screen.touch(id: id, phase, x: Double(g.x + p.x + dx) + 0.5, y: Double(g.y + p.y) + 0.5)
         }
+        // Two fingers on the gaps at once: one taps where zones 0, 1, 3 and 4 meet, one
+        // presses between zones 0 and 1 and slides down into zone 4. Neither starts a zone.
+        let gaps = ZonePickAppTests.builtIn.gapCentres
+        try touch(7, .begin, gaps[2]); try touch(8, .begin, gaps[0])
+        let (x4, y4) = Self.centre(4)
+        for k in 1...15 { try touch(8, .update, (gaps[0].x + (x4 - gaps[0].x) * k / 15, gaps[0].y + (y4 - gaps[0].y) * k / 15)) }
+        try touch(7, .end, gaps[2]); try touch(8, .end, (x4, y4))
+        try screen.sync()
+        usleep(500_000)
+        #expect(Self.zoneEvents(app).isEmpty, "fingers pressed in the gaps started zones: \(Self.zoneEvents(app))")
         // Two fingers at once, in zones 3 and 1, their moves interleaved.
         try touch(1, .begin, Self.centre(3)); try touch(2, .begin, Self.centre(1))
         for dx in stride(from: 4, through: 40, by: 4) { try touch(1, .update, Self.centre(3), dx: dx); try touch(2, .update, Self.centre(1), dx: -dx) }
