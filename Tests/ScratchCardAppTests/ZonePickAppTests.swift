@@ -390,4 +390,33 @@ import XvfbSupport
         kill(app.pid, SIGTERM)
         #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
     }
+
+    @Test("render --cover over a deck's ticket: the artwork is the ticket, the zones touched show the symbols in order; --prize is refused")
+    func renderOnArtwork() throws {
+        let ticket = Self.artwork
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = try Self.deck(ticket, in: folder)
+        let text = try String(contentsOfFile: deck, encoding: .utf8).replacingOccurrences(of: "\"cover\": \"ticket.png\", ", with: "")
+        try Data(text.utf8).write(to: URL(fileURLWithPath: deck))
+        let artwork = folder.appendingPathComponent("ticket.png").path
+        var trace = "scratch-trace 1\ncanvas 960 640\nbrush 40\n"
+        for zone in [5, 3, 1] {
+            let (x, y) = ticket.centre(zone)
+            trace += "down \(x - 110) \(y - 45)\n"
+            for dy in stride(from: -45, through: 45, by: 15) { trace += "move \(x + 110) \(y + dy)\nmove \(x - 110) \(y + dy + 7)\n" }
+            trace += "up\n"
+        }
+        let tracePath = folder.appendingPathComponent("t.trace").path, out = folder.appendingPathComponent("t.png").path
+        try Data(trace.utf8).write(to: URL(fileURLWithPath: tracePath))
+        let run = try runToExit(["render", "--trace", tracePath, "--deck", deck, "--card", "ticket", "--cover", artwork, "--out", out])
+        #expect(run.status == 0, "\(run.err)")
+        let image = try ImageFile.read(path: out)
+        #expect(image.size == ticket.window)
+        #expect(image[480, 80] == Self.header && image[20, 400] == Self.paper, "the artwork: \(image[480, 80]) \(image[20, 400])")
+        for (n, zone) in [5, 3, 1].enumerated() {
+            #expect(image[ticket.centre(zone).x, ticket.centre(zone).y] == ZoneTicketAppTests.symbolColours[n], "zone \(zone)")
+        }
+        let refused = try runToExit(["render", "--trace", tracePath, "--deck", deck, "--card", "ticket", "--prize", artwork, "--out", out])
+        #expect(refused.status == 2 && refused.err.contains("--prize does not go with --deck and --card"), "\(refused.err)")
+    }
 }
