@@ -14,6 +14,10 @@ public enum CardOutcome: String, Sendable, CaseIterable {
 /// One card's record in the outcome log: one JSON object on one line.
 ///
 ///     {"shown":"2026-11-29T18:37:00.000Z","card":"coffee","prize":"/srv/coffee.png","outcome":"revealed","how":"threshold","fraction":0.6012,"reveal_ms":5230,"duration_ms":20250}
+///
+/// A zone ticket's adds its picks, in the order started, each with its symbol (`ZonePick`):
+///
+///     {..., "duration_ms":20250,"picks":[{"zone":4,"symbol":"☕"},{"zone":0,"symbol":"☕"},{"zone":8,"symbol":"lemon.png"}]}
 public struct OutcomeRecord: Equatable, Sendable {
     /// When the card appeared, in seconds since 1970 (UTC).
     public var shownAt: Double
@@ -32,8 +36,9 @@ public struct OutcomeRecord: Equatable, Sendable {
     /// The claim code a claim card carried (grouped), when it was revealed: the log's
     /// `"claim"`.
     public var claim: String?
-    /// A zone card: the zones the player started, in order (the i-th shows symbols[i]).
-    public var picks: [Int]?
+    /// A zone card: the zones the player started, in order, each with the symbol it
+    /// showed (`ZonePick`); the log's `"picks"`.
+    public var picks: [ZonePick]?
 
     public init(shownAt: Double, cardID: String, prize: String, outcome: CardOutcome, how: RevealCause?,
                 fraction: Double, revealMilliseconds: Int?, durationMilliseconds: Int) {
@@ -56,7 +61,7 @@ public struct OutcomeRecord: Equatable, Sendable {
         if let revealMilliseconds { fields.append(("reveal_ms", String(revealMilliseconds))) }
         fields.append(("duration_ms", String(durationMilliseconds)))
         if let claim { fields.append(("claim", JSONText.quoted(claim))) }
-        if let picks { fields.append(("picks", "[" + picks.map(String.init).joined(separator: ",") + "]")) }
+        if let picks { fields.append(("picks", ZonePick.json(picks))) }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
     }
 
@@ -83,7 +88,8 @@ public struct OutcomeRecord: Equatable, Sendable {
         var fraction: Double
         var reveal_ms: Int?
         var duration_ms: Int
-        var picks: [Int]?
+        /// Picks with their symbols, or (a log from before they were recorded) zones only.
+        var picks: [ZonePick]?
     }
 
     /// Reads one line back; nil when it is not a whole record (a torn line, noise).
@@ -91,7 +97,8 @@ public struct OutcomeRecord: Equatable, Sendable {
         guard line.first == "{", line.last == "}",
               let fields = try? JSONDecoder().decode(Fields.self, from: Data(line.utf8)),
               let outcome = CardOutcome(rawValue: fields.outcome),
-              let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(fields.shown)
+              let date = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(fields.shown),
+              fields.picks.map(ZonePick.areValid) ?? true
         else { return nil }
         self.init(shownAt: date.timeIntervalSince1970, cardID: fields.card, prize: fields.prize, outcome: outcome,
                   how: fields.how.flatMap(RevealCause.init(rawValue:)), fraction: fields.fraction,
@@ -166,10 +173,17 @@ public final class OutcomeLog {
         return (records, damaged)
     }
 
-    /// A summary for people: counts per outcome and per prize.
-    public static func summary(of records: [OutcomeRecord], damagedLines: Int) -> String {
+    /// A summary for people: counts per outcome and per prize, then, for zone tickets,
+    /// how often each zone and each symbol was picked, per card; with `eachTicket`, each
+    /// ticket's picks in order too. `unreadablePicks`: records whose picks could not be
+    /// read (a damaged value in a store), counted in, their picks left out and said so.
+    public static func summary(of records: [OutcomeRecord], damagedLines: Int, unreadablePicks: Int = 0,
+                               eachTicket: Bool = false) -> String {
         var out = "cards: \(records.count)"
-        if damagedLines > 0 { out += " (\(damagedLines) damaged line\(damagedLines == 1 ? "" : "s") skipped)" }
+        var notes: [String] = []
+        if damagedLines > 0 { notes.append("\(damagedLines) damaged line\(damagedLines == 1 ? "" : "s") skipped") }
+        if unreadablePicks > 0 { notes.append("the picks of \(unreadablePicks) card\(unreadablePicks == 1 ? "" : "s") unreadable, left out") }
+        if !notes.isEmpty { out += " (" + notes.joined(separator: "; ") + ")" }
         out += "\nby outcome:"
         for outcome in CardOutcome.allCases {
             out += " \(outcome.rawValue) \(records.filter { $0.outcome == outcome }.count)"
@@ -184,6 +198,38 @@ public final class OutcomeLog {
             }
             out += "\n  \(card): \(group.count) (\(parts.joined(separator: ", ")))"
         }
-        return out + "\n"
+        return out + picksSummary(of: records, eachTicket: eachTicket) + "\n"
+    }
+
+    /// The zone tickets' part of `summary` ("" when there were none): per card, the
+    /// zones and symbols picked with how many times each (zones in order, symbols most
+    /// picked first), so that the odds a deck promises can be set beside what players met.
+    static func picksSummary(of records: [OutcomeRecord], eachTicket: Bool) -> String {
+        let tickets = records.filter { $0.picks != nil }
+        guard !tickets.isEmpty else { return "" }
+        var out = "\npicks (zone tickets, zones numbered from 0):"
+        let byCard = Dictionary(grouping: tickets, by: \.cardID)
+        for card in byCard.keys.sorted() {
+            let picks = byCard[card]!.flatMap { $0.picks ?? [] }
+            let n = byCard[card]!.count
+            out += "\n  \(card): \(n) ticket\(n == 1 ? "" : "s"), \(picks.count) pick\(picks.count == 1 ? "" : "s")"
+            guard !picks.isEmpty else { continue }
+            let zones = Dictionary(grouping: picks, by: \.zone).mapValues(\.count)
+            out += "\n    by zone: " + zones.keys.sorted().map { "\($0) (\(zones[$0]!))" }.joined(separator: ", ")
+            // A pick from a log written before symbols were recorded names no symbol.
+            let symbols = Dictionary(grouping: picks, by: { $0.symbol.map { $0.replacingOccurrences(of: "\n", with: " ") } ?? "(not recorded)" })
+                .mapValues(\.count)
+            let order = symbols.keys.sorted { symbols[$0]! != symbols[$1]! ? symbols[$0]! > symbols[$1]! : $0 < $1 }
+            out += "\n    by symbol: " + order.map { "\($0) (\(symbols[$0]!))" }.joined(separator: ", ")
+        }
+        if eachTicket {
+            out += "\npicks by ticket:"
+            for ticket in tickets {
+                let picks = ticket.picks ?? []
+                out += "\n  \(OutcomeRecord.timestamp(ticket.shownAt)) \(ticket.cardID) \(ticket.outcome.rawValue): "
+                    + (picks.isEmpty ? "none" : ZonePick.text(picks))
+            }
+        }
+        return out
     }
 }

@@ -45,13 +45,13 @@ struct ZoneTicketTests {
         #expect(ticket.openWhole(1) == [.zoneStart(zone: 1), .zoneRevealed(zone: 1, shows: .symbol(1)), .cardRevealed])
     }
 
-    @Test("the outcome log's record carries a zone card's picks, and reads them back")
+    @Test("the outcome log's record carries a zone card's picks with their symbols, and reads them back")
     func outcomePicks() throws {
         var record = OutcomeRecord(shownAt: 0, cardID: "t", prize: "t", outcome: .revealed, how: .threshold, fraction: 0.5,
                                    revealMilliseconds: 10, durationMilliseconds: 20)
-        record.picks = [7, 2, 5]
-        #expect(record.json.hasSuffix(#""duration_ms":20,"picks":[7,2,5]}"#))
-        #expect(OutcomeRecord(line: Substring(record.json))?.picks == [7, 2, 5])
+        record.picks = [ZonePick(zone: 7, symbol: "☕"), ZonePick(zone: 2, symbol: "☕"), ZonePick(zone: 5, symbol: "lemon.png")]
+        #expect(record.json.hasSuffix(#""duration_ms":20,"picks":[{"zone":7,"symbol":"☕"},{"zone":2,"symbol":"☕"},{"zone":5,"symbol":"lemon.png"}]}"#))
+        #expect(OutcomeRecord(line: Substring(record.json))?.picks == record.picks)
     }
 
     @Test("a resumed ticket keeps its picks and their symbols, and the next pick gets the next symbol")

@@ -124,9 +124,10 @@ import XvfbSupport
                                          "zone-revealed 4 decoy", "zone-revealed 6 decoy", "zone-revealed 8 decoy", "revealed"])
         let revealed = app.events.first { $0["event"] as? String == "revealed" }
         #expect(revealed?["how"] as? String == "threshold")
-        // The outcome log records the picks, in order.
+        // The outcome log records the picks, in order, with their symbols.
         let logged = (try? String(contentsOfFile: outcomes, encoding: .utf8)) ?? ""
-        #expect(logged.contains(#""card":"ticket""#) && logged.contains(#""outcome":"revealed""#) && logged.contains(#""picks":[7,2,5]"#), "\(logged)")
+        #expect(logged.contains(#""card":"ticket""#) && logged.contains(#""outcome":"revealed""#)
+                && logged.contains(#""picks":[{"zone":7,"symbol":"s0.png"},{"zone":2,"symbol":"s1.png"},{"zone":5,"symbol":"s2.png"}]"#), "\(logged)")
     }
 
     @Test("keyboard only: Tab to a zone, Space opens it; three picks reveal the card")

@@ -71,13 +71,13 @@ final class CardOnShow {
     func isPenDown(_ pen: Int) -> Bool { canvas.isPenDown(pen) }
 
     /// The outcome record of the card, ending now (`quitting`: the program ends it).
-    /// A zone card's carries the zones picked, in order.
+    /// A zone card's carries the zones picked, in order, with their symbols.
     func outcome(now: Double, endedBy quitting: Bool) -> OutcomeRecord {
         var record = session.outcome(prize: dealt.prize, shownAtWallClock: shownAtWallClock, fraction: canvas.revealedFraction,
                                      now: now, endedBy: quitting)
         // A claim shown: its code in the log (a card never revealed showed none).
         if record.outcome == .revealed { record.claim = dealt.claim?.code }
-        record.picks = zones?.ticket.started
+        record.picks = zones.flatMap { play in dealt.zoneArt.map { play.ticket.picks(symbols: $0.card.symbols) } }
         return record
     }
 
