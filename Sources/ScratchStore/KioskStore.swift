@@ -194,6 +194,12 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         let version = try connection.integer("PRAGMA user_version")
         let application = try connection.integer("PRAGMA application_id")
         let tables = try connection.integer("SELECT count(*) FROM sqlite_master")
+        // SQLite's user_version is a signed 32-bit number: a damaged header can make it
+        // negative, which no scratchcard writes (and no migration starts from). Found by
+        // the store fuzzer: the kiosk's migration trapped on migrations[-2147483643].
+        if version < 0 {
+            throw StoreError(path: path, kind: .corrupt, message: "the store is damaged (its schema version is \(version))")
+        }
         if version > Self.schemaVersion {
             throw StoreError(path: path, kind: .newerSchema,
                              message: "the store was written by a newer scratchcard (schema \(version); this one knows up to \(Self.schemaVersion)); upgrade scratchcard or give another --store")

@@ -59,6 +59,9 @@ struct StoreFuzzRegressionTests {
             // A CHECK on the outcomes altered (a damaged sqlite_master): every outcome
             // written would be ignored; the schema check refuses it.
             #expect(refused.contains("outcome-check-altered.db"), "opened \(opened)")
+            // A header whose schema version is negative (0x80000005): the kiosk's
+            // migration indexed its steps with it and trapped; now refused as damaged.
+            #expect(refused.contains("negative-version.db"), "opened \(opened)")
         }
     }
 }
