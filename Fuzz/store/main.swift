@@ -5,7 +5,8 @@
 // StoreError naming the file with a message; every store the kiosk opens must read back
 // consistently: as many deals counted per
 // card as listed one by one, the stock report's counts the same, the card on show the
-// last deal without an outcome. The kiosk's open then deals a card and ends it, and the
+// last deal without an outcome, and a zone ticket's picks read or counted as unreadable
+// (never a stop). The kiosk's open then deals a card and ends it with picks, and the
 // store must say so. SQLite itself is not instrumented: the coverage is our wrapper's.
 // Built by scripts/fuzz.sh store; see FUZZING.md.
 @preconcurrency import Glibc
@@ -39,7 +40,8 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         _ = try store.dealtCounts()
         _ = try store.stockReport(deck: nil)
         _ = try store.pendingDeal()
-        _ = try store.outcomeRecords()
+        let (records, unreadable) = try store.readOutcomes()
+        precondition(unreadable <= records.count, "\(unreadable) unreadable picks among \(records.count) records")
     } catch { refused(error) }
     do {
         let store = try KioskStore(path: path, access: .kiosk)
@@ -50,13 +52,18 @@ public func fuzzStore(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         }
         let pending = try store.pendingDeals()
         precondition(pending.contains(deal), "the new deal is not pending")
-        let record = OutcomeRecord(shownAt: 1, cardID: "fuzz", prize: "fuzz.png", outcome: .revealed, how: .threshold,
+        var record = OutcomeRecord(shownAt: 1, cardID: "fuzz", prize: "fuzz.png", outcome: .revealed, how: .threshold,
                                    fraction: 0.6, revealMilliseconds: 10, durationMilliseconds: 20)
+        record.picks = [ZonePick(zone: 4, symbol: "☕"), ZonePick(zone: 0, symbol: "fuzz.png")]
         let first = try store.finish(deal, outcome: record), second = try store.finish(deal, outcome: record)
         precondition(first && !second, "the outcome written \(first), written again \(second)")
+        let picked = try store.readOutcomes().records.contains { $0.picks == record.picks }
+        precondition(picked, "the outcome's picks did not read back")
         let stillPending = try store.pendingDeals().contains(deal)
         precondition(!stillPending, "an ended deal is still pending")
         try checkConsistent(store)
+        // Each claim's picks read, or said unreadable.
+        for claim in try store.claims() { precondition(!(claim.picksUnreadable && claim.picks != nil), "picks both read and unreadable") }
     } catch { refused(error) }
     return 0
 }

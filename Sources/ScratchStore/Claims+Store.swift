@@ -34,6 +34,12 @@ public struct ClaimRecord: Equatable, Sendable {
     /// book the store has not settled yet (`settleClaims`). Nil: the store's own claim
     /// (and every claim the pool lists).
     public var pool: String?
+    /// A zone ticket's picks, in order, with their symbols, once its outcome is recorded;
+    /// nil for any other card, or before.
+    public var picks: [ZonePick]?
+    /// True when the book holds picks for the deal that cannot be read (a damaged value):
+    /// `picks` is nil then, and the lines say so.
+    public var picksUnreadable = false
 
     public init(code: String, deal: DealID, cardID: String, kiosk: String, dealtAt: Double,
                 redeemedAt: Double? = nil, redeemedBy: String? = nil, pool: String? = nil) {
@@ -42,21 +48,25 @@ public struct ClaimRecord: Equatable, Sendable {
     }
 
     /// `claims`' line: code, card, kiosk, dealt, then redeemed (when, by whom), open, or
-    /// (a store's copy of a pool's claim) where it is redeemed.
+    /// (a store's copy of a pool's claim) where it is redeemed; then a zone ticket's picks.
     public func text(grouped: String) -> String {
         let state: String
         if let redeemedAt { state = "redeemed \(utcTime(redeemedAt)) by \(redeemedBy ?? "?")" }
         else if let pool { state = pool.isEmpty ? "book not settled (start the kiosk)" : "redeemed at the pool only (\(pool))" }
         else { state = "open" }
-        return "\(grouped) \(cardID) at \(kiosk) dealt \(utcTime(dealtAt)) " + state
+        var line = "\(grouped) \(cardID) at \(kiosk) dealt \(utcTime(dealtAt)) " + state
+        if let picks { line += "; picks " + (picks.isEmpty ? "none" : ZonePick.text(picks)) }
+        if picksUnreadable { line += "; picks unreadable (a damaged value)" }
+        return line
     }
 
-    /// `claims --json`' line.
+    /// `claims --json`' line: `picks` a zone ticket's (as the outcome log has them), else null.
     public func json(grouped: String) -> String {
         "{\"code\":\(quotedJSON(grouped)),\"card\":\(quotedJSON(cardID)),\"kiosk\":\(quotedJSON(kiosk)),"
             + "\"deal\":\(quotedJSON(deal.text)),\"dealt\":\(quotedJSON(utcTime(dealtAt))),"
             + "\"redeemed\":\(redeemedAt.map { quotedJSON(utcTime($0)) } ?? "null"),"
-            + "\"redeemed_by\":\(redeemedBy.map(quotedJSON) ?? "null"),\"pool\":\(pool.map(quotedJSON) ?? "null")}"
+            + "\"redeemed_by\":\(redeemedBy.map(quotedJSON) ?? "null"),\"pool\":\(pool.map(quotedJSON) ?? "null"),"
+            + "\"picks\":\(picks.map(ZonePick.json) ?? "null")}"
     }
 }
 
@@ -120,6 +130,10 @@ extension KioskStore {
             redeemed_by TEXT) WITHOUT ROWID;
         """
 
+    /// The schema that gave each claim its book: a counter redeems in a store of this
+    /// schema or later only.
+    static let claimBookSchema = 4
+
     /// The migration from schema 3 to 4 (`migrations[3]`, with the tickets' table):
     /// each claim's book, those already open settled later.
     static let claimBookMigration = """
@@ -168,20 +182,25 @@ extension KioskStore {
         }
     }
 
-    /// Every claim (or the one with `code`), in the order dealt.
+    /// Every claim (or the one with `code`), in the order dealt, a zone ticket's with its
+    /// picks once it has ended.
     public func claims(code: String? = nil) throws(StoreError) -> [ClaimRecord] {
-        // A store read as it is (`claims --store` on a schema-3 store) has no books yet.
-        let book = try connection.integer("PRAGMA user_version") >= 4 ? "c.pool" : "NULL"
+        // A store read as it is (`claims --store` on a schema-3 store) has no books yet,
+        // one from before schema 5 no picks.
+        let book = try column("c.pool", since: Self.claimBookSchema), picks = try column("o.picks", since: 5)
         let query = try connection.prepare("""
-            SELECT c.code, c.deal, d.card, c.kiosk, d.shown_at, c.redeemed_at, c.redeemed_by, \(book)
-            FROM claims c JOIN deals d ON d.deal = c.deal WHERE ?1 IS NULL OR c.code = ?1 ORDER BY d.seq
+            SELECT c.code, c.deal, d.card, c.kiosk, d.shown_at, c.redeemed_at, c.redeemed_by, \(book), \(picks)
+            FROM claims c JOIN deals d ON d.deal = c.deal LEFT JOIN outcomes o ON o.deal = c.deal
+            WHERE ?1 IS NULL OR c.code = ?1 ORDER BY d.seq
             """)
         try query.bind(.optional(code))
         var records: [ClaimRecord] = []
         while try query.step() {
-            records.append(ClaimRecord(code: query.text(0), deal: DealID(query.text(1)), cardID: query.text(2),
-                                       kiosk: query.text(3), dealtAt: query.real(4), redeemedAt: query.optionalReal(5),
-                                       redeemedBy: query.optionalText(6), pool: query.optionalText(7)))
+            var record = ClaimRecord(code: query.text(0), deal: DealID(query.text(1)), cardID: query.text(2),
+                                     kiosk: query.text(3), dealtAt: query.real(4), redeemedAt: query.optionalReal(5),
+                                     redeemedBy: query.optionalText(6), pool: query.optionalText(7))
+            (record.picks, record.picksUnreadable) = storedPicks(query.optionalText(8))
+            records.append(record)
         }
         return records
     }

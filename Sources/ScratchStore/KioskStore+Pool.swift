@@ -11,6 +11,8 @@ import ScratchCore
 ///
 ///     pool_outbox(seq INTEGER PRIMARY KEY, deal, kind, card, prize, shown_at,
 ///                 outcome, how, fraction, reveal_ms, duration_ms)
+///
+/// and schema 5 an outcome's `picks` (KioskStore+Picks.swift).
 extension KioskStore {
     /// The migration from schema 1 to 2 (`migrations[1]`).
     static let poolOutboxMigration = """
@@ -55,12 +57,14 @@ extension KioskStore {
         try connection.transaction { () throws(StoreError) -> Bool in try queueOutcome(deal, outcome) }
     }
 
+    /// The outcome, a zone ticket's picks with it, written here and queued for the pool.
     private func queueOutcome(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
         guard try writeOutcome(deal, outcome) else { return false }
         try connection.prepare("""
-            INSERT INTO pool_outbox(deal, kind, outcome, how, fraction, reveal_ms, duration_ms) VALUES (?, 'outcome', ?, ?, ?, ?, ?)
+            INSERT INTO pool_outbox(deal, kind, outcome, how, fraction, reveal_ms, duration_ms, picks) VALUES (?, 'outcome', ?, ?, ?, ?, ?, ?)
             """).bind(.text(deal.text), .text(outcome.outcome.rawValue), .optional(outcome.how?.rawValue), .real(outcome.fraction),
-                      .optional(outcome.revealMilliseconds), .integer(outcome.durationMilliseconds)).run()
+                      .optional(outcome.revealMilliseconds), .integer(outcome.durationMilliseconds),
+                      .optional(outcome.picks.map(ZonePick.json))).run()
         return true
     }
 
@@ -71,10 +75,11 @@ extension KioskStore {
         }
     }
 
-    /// What waits for the pool, oldest first.
+    /// What waits for the pool, oldest first. An outcome's picks that cannot be read (a
+    /// damaged value) are left out: the outcome goes without them.
     public func outbox(limit: Int = 100) throws(StoreError) -> [PoolOutboxEntry] {
         let query = try connection.prepare("""
-            SELECT seq, deal, kind, card, prize, shown_at, outcome, how, fraction, reveal_ms, duration_ms
+            SELECT seq, deal, kind, card, prize, shown_at, outcome, how, fraction, reveal_ms, duration_ms, picks
             FROM pool_outbox ORDER BY seq LIMIT ?
             """)
         try query.bind(.integer(limit))
@@ -87,10 +92,12 @@ extension KioskStore {
                 kind = .deal(cardID: query.text(3), prize: query.text(4), shownAt: query.real(5))
             case "outcome":
                 guard let outcome = CardOutcome(rawValue: query.text(6)) else { continue }
-                kind = .outcome(OutcomeRecord(shownAt: 0, cardID: "", prize: "", outcome: outcome,
-                                              how: query.optionalText(7).flatMap(RevealCause.init(rawValue:)),
-                                              fraction: query.real(8), revealMilliseconds: query.optionalInteger(9),
-                                              durationMilliseconds: query.integer(10)))
+                var record = OutcomeRecord(shownAt: 0, cardID: "", prize: "", outcome: outcome,
+                                           how: query.optionalText(7).flatMap(RevealCause.init(rawValue:)),
+                                           fraction: query.real(8), revealMilliseconds: query.optionalInteger(9),
+                                           durationMilliseconds: query.integer(10))
+                record.picks = storedPicks(query.optionalText(11)).picks
+                kind = .outcome(record)
             default:
                 kind = .void
             }
@@ -122,7 +129,7 @@ public struct PoolOutboxEntry: Equatable, Sendable {
     public enum Kind: Equatable, Sendable {
         /// A deal of an unlimited card made while the pool could not be reached.
         case deal(cardID: String, prize: String, shownAt: Double)
-        /// A deal's outcome (only its outcome, how, fraction and times are meaningful).
+        /// A deal's outcome (only its outcome, how, fraction, times and picks are meaningful).
         case outcome(OutcomeRecord)
         /// A deal that may be in the pool but was never shown.
         case void
@@ -138,9 +145,9 @@ extension DeckCard {
     /// the kiosk records a text card without a pool), else its id.
     public var recordedPrize: String { prize ?? text?.title ?? id }
 
-    /// The same card (text, sound, cover text and all) with the pool's stock.
+    /// The same card (text, sound, cover text, zones and all) with the pool's stock.
     func withStock(_ stock: Int?) -> DeckCard {
         DeckCard(id: id, prize: prize, cover: cover, weight: weight, sound: sound, celebrate: celebrate,
-                 text: text, coverText: coverText, stock: stock, claim: claim)
+                 text: text, coverText: coverText, stock: stock, claim: claim, zoneCard: zoneCard)
     }
 }

@@ -23,6 +23,10 @@ import ScratchCore
 ///           last_touch, revealed_how, reveal_ms, reveal_fraction)
 ///     outcomes(deal TEXT PRIMARY KEY, outcome, how, fraction, reveal_ms, duration_ms, ended_at)
 ///     strokes(batch INTEGER PRIMARY KEY, deal, lines)      -- the card on show's only
+///
+/// Later schemas: 2 the pool's outbox (KioskStore+Pool.swift), 3 and 4 the claims and
+/// their book and the claim tickets (Claims+Store.swift, KioskStore+Tickets.swift), 5 a
+/// zone ticket's picks with their outcome (KioskStore+Picks.swift).
 public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// How a store is opened.
     public enum Access: Sendable {
@@ -94,8 +98,10 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
             try checkIntegrity(full: access == .kiosk)
             if access == .kiosk { try migrate() } else { try checkVersion(allowEmpty: false) }
             if access == .counter {
+                // A counter needs the claims' book (schema 4); what later schemas add is
+                // read where it is found (`column(_:since:)`).
                 let version = try connection.integer("PRAGMA user_version")
-                if version < Self.schemaVersion {
+                if version < Self.claimBookSchema {
                     throw StoreError(path: path, kind: .other,
                                      message: "the store is from an older scratchcard (schema \(version)) and holds no claims: start the kiosk once with this version")
                 }
@@ -291,6 +297,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         poolOutboxMigration,     // 2: KioskStore+Pool.swift
         claimsMigration,         // 3: Claims+Store.swift
         claimBookMigration + ticketsMigration,   // 4: Claims+Store.swift, KioskStore+Tickets.swift
+        picksMigration,          // 5: KioskStore+Picks.swift
     ]
 
     // MARK: PrizeLedger
@@ -332,16 +339,17 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
         try connection.transaction { () throws(StoreError) -> Bool in try writeOutcome(deal, outcome) }
     }
 
-    /// Inside a transaction: the outcome (once; false if it had one) and the end of the
-    /// deal's strokes, which only the card on show needs.
+    /// Inside a transaction: the outcome (once; false if it had one) with a zone ticket's
+    /// picks, and the end of the deal's strokes, which only the card on show needs.
     @discardableResult
     func writeOutcome(_ deal: DealID, _ outcome: OutcomeRecord) throws(StoreError) -> Bool {
         try connection.prepare("""
-            INSERT OR IGNORE INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms, ended_at)
-            SELECT deal, ?, ?, ?, ?, ?, ? FROM deals WHERE deal = ?
+            INSERT OR IGNORE INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms, ended_at, picks)
+            SELECT deal, ?, ?, ?, ?, ?, ?, ? FROM deals WHERE deal = ?
             """).bind(.text(outcome.outcome.rawValue), .optional(outcome.how?.rawValue), .real(outcome.fraction),
                       .optional(outcome.revealMilliseconds), .integer(outcome.durationMilliseconds),
-                      .real(try orderedTime(Date().timeIntervalSince1970)), .text(deal.text)).run()
+                      .real(try orderedTime(Date().timeIntervalSince1970)), .optional(outcome.picks.map(ZonePick.json)),
+                      .text(deal.text)).run()
         let written = connection.changes > 0
         try connection.prepare("DELETE FROM strokes WHERE deal = ?").bind(.text(deal.text)).run()
         return written
@@ -429,19 +437,30 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
 
     /// Every ended deal as an outcome-log record, in the order dealt.
     public func outcomeRecords() throws(StoreError) -> [OutcomeRecord] {
+        try readOutcomes().records
+    }
+
+    /// Every ended deal as an outcome-log record (a zone ticket's with its picks), in the
+    /// order dealt, and how many records' picks could not be read (a damaged value): those
+    /// records are kept, their picks left out.
+    public func readOutcomes() throws(StoreError) -> (records: [OutcomeRecord], unreadablePicks: Int) {
         let query = try connection.prepare("""
-            SELECT d.shown_at, d.card, d.prize, o.outcome, o.how, o.fraction, o.reveal_ms, o.duration_ms
+            SELECT d.shown_at, d.card, d.prize, o.outcome, o.how, o.fraction, o.reveal_ms, o.duration_ms, \(try column("o.picks", since: 5))
             FROM deals d JOIN outcomes o ON o.deal = d.deal ORDER BY d.seq
             """)
-        var records: [OutcomeRecord] = []
+        var records: [OutcomeRecord] = [], unreadable = 0
         while try query.step() {
             guard let outcome = CardOutcome(rawValue: query.text(3)) else { continue }
-            records.append(OutcomeRecord(shownAt: query.real(0), cardID: query.text(1), prize: query.text(2), outcome: outcome,
-                                         how: query.optionalText(4).flatMap(RevealCause.init(rawValue:)),
-                                         fraction: query.real(5), revealMilliseconds: query.optionalInteger(6),
-                                         durationMilliseconds: query.integer(7)))
+            var record = OutcomeRecord(shownAt: query.real(0), cardID: query.text(1), prize: query.text(2), outcome: outcome,
+                                       how: query.optionalText(4).flatMap(RevealCause.init(rawValue:)),
+                                       fraction: query.real(5), revealMilliseconds: query.optionalInteger(6),
+                                       durationMilliseconds: query.integer(7))
+            let (picks, damaged) = storedPicks(query.optionalText(8))
+            record.picks = picks
+            if damaged { unreadable += 1 }
+            records.append(record)
         }
-        return records
+        return (records, unreadable)
     }
 
     /// Every deal id with its card and how many outcomes it has (0 or 1), in order: for

@@ -59,28 +59,32 @@ extension PostgresPool {
             WITH done AS (
                 UPDATE claims SET redeemed_at = now(), redeemed_by = $2 WHERE code = $1 AND redeemed_at IS NULL
                 RETURNING code, deal, redeemed_at, redeemed_by)
-            SELECT done.code, done.deal, d.card, d.kiosk, d.shown_at, extract(epoch FROM done.redeemed_at), done.redeemed_by
-            FROM done LEFT JOIN deals d ON d.deal = done.deal
+            SELECT done.code, done.deal, d.card, d.kiosk, d.shown_at, extract(epoch FROM done.redeemed_at), done.redeemed_by, o.picks
+            FROM done LEFT JOIN deals d ON d.deal = done.deal LEFT JOIN outcomes o ON o.deal = done.deal
             """, [code, counter])
         if done.count == 1 { return .redeemed(Self.claimRecord(done, 0)) }
         let found = try claims(code: code)
         return found.first.map(Redemption.already) ?? .unknown
     }
 
-    /// Every claim in the pool (or the one with `code`), in the order dealt.
+    /// Every claim in the pool (or the one with `code`), in the order dealt, a zone
+    /// ticket's with its picks once its outcome has reached the pool.
     public func claims(code: String? = nil) throws(PoolError) -> [ClaimRecord] {
         try connect(holdKioskID: false)
         let rows = try open().query("""
-            SELECT c.code, c.deal, d.card, d.kiosk, d.shown_at, extract(epoch FROM c.redeemed_at), c.redeemed_by
-            FROM claims c LEFT JOIN deals d ON d.deal = c.deal
+            SELECT c.code, c.deal, d.card, d.kiosk, d.shown_at, extract(epoch FROM c.redeemed_at), c.redeemed_by, o.picks
+            FROM claims c LEFT JOIN deals d ON d.deal = c.deal LEFT JOIN outcomes o ON o.deal = c.deal
             WHERE $1::text IS NULL OR c.code = $1 ORDER BY d.dealt_at, c.code
             """, [code])
         return (0..<rows.count).map { Self.claimRecord(rows, $0) }
     }
 
+    /// A row of code, deal, card, kiosk, shown_at, redeemed_at (epoch), redeemed_by, picks.
     static func claimRecord(_ rows: PostgresRows, _ r: Int) -> ClaimRecord {
-        ClaimRecord(code: rows[r, 0] ?? "", deal: DealID(rows[r, 1] ?? ""), cardID: rows[r, 2] ?? "?", kiosk: rows[r, 3] ?? "?",
-                    dealtAt: rows[r, 4].flatMap(Double.init) ?? 0, redeemedAt: rows[r, 5].flatMap(Double.init),
-                    redeemedBy: rows[r, 6])
+        var record = ClaimRecord(code: rows[r, 0] ?? "", deal: DealID(rows[r, 1] ?? ""), cardID: rows[r, 2] ?? "?", kiosk: rows[r, 3] ?? "?",
+                                 dealtAt: rows[r, 4].flatMap(Double.init) ?? 0, redeemedAt: rows[r, 5].flatMap(Double.init),
+                                 redeemedBy: rows[r, 6])
+        (record.picks, record.picksUnreadable) = storedPicks(rows[r, 7])
+        return record
     }
 }

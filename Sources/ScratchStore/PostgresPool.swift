@@ -17,6 +17,10 @@ import ScratchCore
 ///              duration_ms, ended_at)              -- outcome 'void': taken, never shown
 ///     kiosks(kiosk PRIMARY KEY, first_seen, last_seen)
 ///
+/// Schema 2 adds the claims (PostgresPool+Claims.swift); schema 3 `outcomes.picks`, a zone
+/// ticket's picks with their symbols, as the kiosk's store and outcome log keep them
+/// (`ZonePick.json`, text: `[{"zone":4,"symbol":"☕"}, ...]`; NULL for any other card).
+///
 /// **How a prize is taken, and why this way.** One statement, run on its own (its own
 /// transaction): a conditional update of the card's counter,
 /// `UPDATE stock SET dealt = dealt + 1 WHERE card = $1 AND dealt < stock RETURNING card`,
@@ -41,7 +45,7 @@ import ScratchCore
 /// kiosk's deck calls it unlimited. A stocked card the pool does not know is never dealt.
 public final class PostgresPool {
     /// The schema this program writes and reads.
-    public static let schemaVersion = 2
+    public static let schemaVersion = migrations.count
 
     public let address: PoolAddress
     public let kioskID: String
@@ -160,6 +164,9 @@ public final class PostgresPool {
             ended_at timestamptz NOT NULL DEFAULT now());
         """,
         claimsMigration,      // 2: PostgresPool+Claims.swift
+        // 3: a zone ticket's picks with their outcome. Text, not jsonb: kept exactly as the
+        // kiosk wrote it (jsonb would reorder and respace it), `picks::jsonb` to query it.
+        "ALTER TABLE outcomes ADD COLUMN picks text;",
     ]
 
     /// `scratchcard pool init`: creates the schema or migrates it to ours, each step in
@@ -270,22 +277,24 @@ public final class PostgresPool {
             """, [id.text, kioskID, cardID, prize, String(shownAt), claim])
     }
 
-    /// Writes a deal's outcome, once (`ON CONFLICT DO NOTHING`, keyed by the deal id): a
-    /// retry after a lost reply changes nothing. True when this call wrote it.
+    /// Writes a deal's outcome, a zone ticket's picks with it, once (`ON CONFLICT DO
+    /// NOTHING`, keyed by the deal id): a retry after a lost reply changes nothing. True
+    /// when this call wrote it.
     @discardableResult
     public func sendOutcome(_ id: DealID, _ outcome: OutcomeRecord) throws(PoolError) -> Bool {
         try connect(holdKioskID: true)
         let rows = try open().query("""
             WITH ended AS (
-                INSERT INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms)
-                SELECT deal, $2::text, $3::text, $4::double precision, $5::integer, $6::integer FROM deals WHERE deal = $1
+                INSERT INTO outcomes(deal, outcome, how, fraction, reveal_ms, duration_ms, picks)
+                SELECT deal, $2::text, $3::text, $4::double precision, $5::integer, $6::integer, $8::text FROM deals WHERE deal = $1
                 ON CONFLICT (deal) DO NOTHING RETURNING deal),
             seen AS (
                 INSERT INTO kiosks(kiosk) VALUES ($7)
                 ON CONFLICT (kiosk) DO UPDATE SET last_seen = now())
             SELECT count(*) FROM ended
             """, [id.text, outcome.outcome.rawValue, outcome.how?.rawValue, String(outcome.fraction),
-                  outcome.revealMilliseconds.map(String.init), String(outcome.durationMilliseconds), kioskID])
+                  outcome.revealMilliseconds.map(String.init), String(outcome.durationMilliseconds), kioskID,
+                  outcome.picks.map(ZonePick.json)])
         return rows.integer(0, 0) == 1
     }
 
@@ -371,18 +380,18 @@ public final class PostgresPool {
     }
 
     /// Every deal in the pool: id, kiosk, card, whether it took stock, and its outcome
-    /// count (0 or 1) and kind: for checks and tests.
+    /// count (0 or 1), kind and picks: for checks and tests.
     public func allDeals() throws(PoolError) -> [PoolDealRow] {
         try connect(holdKioskID: false)
         let rows = try open().query("""
             SELECT d.deal, d.kiosk, d.card, d.from_stock, d.offline, o.outcome,
-                   (SELECT count(*) FROM outcomes x WHERE x.deal = d.deal)
+                   (SELECT count(*) FROM outcomes x WHERE x.deal = d.deal), o.picks
             FROM deals d LEFT JOIN outcomes o ON o.deal = d.deal ORDER BY d.dealt_at
             """)
         return (0..<rows.count).map { r in
             PoolDealRow(deal: DealID(rows[r, 0] ?? ""), kioskID: rows[r, 1] ?? "", cardID: rows[r, 2] ?? "",
                         fromStock: rows[r, 3] == "t", offline: rows[r, 4] == "t", outcome: rows[r, 5],
-                        outcomes: rows.integer(r, 6) ?? 0)
+                        outcomes: rows.integer(r, 6) ?? 0, picks: rows[r, 7])
         }
     }
 }
@@ -418,6 +427,8 @@ public struct PoolDealRow: Equatable, Sendable {
     public var offline: Bool
     public var outcome: String?
     public var outcomes: Int
+    /// The outcome's picks as the pool holds them (`ZonePick.json`'s text), or nil.
+    public var picks: String? = nil
 }
 
 /// A JSON string literal (quotes, backslashes and control characters escaped).

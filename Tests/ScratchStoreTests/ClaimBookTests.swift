@@ -182,7 +182,7 @@ import Testing
         #expect(try KioskStore(path: poolKiosk.store, access: .read).claims().map(\.pool) == [nil, nil])
 
         let store = try KioskStore(path: poolKiosk.store, access: .kiosk)
-        #expect(try store.connection.integer("PRAGMA user_version") == 4)
+        #expect(try store.connection.integer("PRAGMA user_version") == KioskStore.schemaVersion)
         #expect(try store.claims().map(\.pool) == ["", nil])
         #expect(try Self.redeemAtStore(poolKiosk.store, open, "desk B") == .belongsToPool(""))
         guard case .already(let before) = try Self.redeemAtStore(poolKiosk.store, paid, "desk B") else { Issue.record("not already"); return }

@@ -53,9 +53,10 @@ import PostgresSupport
         let dir = try folder()
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let path = dir + "/kiosk.db"
-        do { _ = try KioskStore(path: path, access: .kiosk) }
+        // Made by the migrations up to 2 (later ones change tables schema 2 had too).
         let connection = try SQLiteConnection(path: path)
-        try connection.execute("DROP TABLE claims; DROP TABLE tickets; PRAGMA user_version = 2")
+        for step in KioskStore.migrations.prefix(2) { try connection.execute(step) }
+        try connection.execute("PRAGMA user_version = 2; PRAGMA application_id = \(KioskStore.applicationID)")
         #expect { try KioskStore(path: path, access: .counter) } throws: { ($0 as? StoreError)?.message.contains("older scratchcard") == true }
         let store = try KioskStore(path: path, access: .kiosk)
         #expect(try store.claims().isEmpty)

@@ -1,3 +1,4 @@
+import CardRules
 import Foundation
 import ScratchCore
 @testable import ScratchStore
@@ -23,6 +24,13 @@ struct StoreFuzzRegressionTests {
         let names = Self.inputs("corpus").map(\.lastPathComponent)
         #expect(names.count >= 6, "\(names)")
         #expect(Self.inputs("regressions").count >= 1)
+        // A schema-5 store with a ticket's picks read, one with none, one damaged.
+        let picks = try KioskStore(path: Self.fuzzFolder.appendingPathComponent("corpus/picks-v5.db").path, access: .read)
+        let (records, unreadable) = try picks.readOutcomes()
+        #expect(records.map(\.picks) == [[ZonePick(zone: 4, symbol: "☕"), ZonePick(zone: 0, symbol: "lemon.png"), ZonePick(zone: 8, symbol: "☕")],
+                                          [ZonePick(zone: 2, symbol: "☕")], nil, nil])
+        #expect(unreadable == 1)
+        #expect(try picks.pendingDeals() == [DealID("t4")])
     }
 
     @Test("each file: refused naming it, or read back consistently", arguments: ["corpus", "regressions"])
@@ -51,7 +59,7 @@ struct StoreFuzzRegressionTests {
             }
         }
         if kind == "corpus" {
-            #expect(opened.sorted() == ["dealt-v1.db", "empty-v1.db", "wrong-types-v1.db"], "opened \(opened), refused \(refused)")
+            #expect(opened.sorted() == ["dealt-v1.db", "empty-v1.db", "picks-v5.db", "wrong-types-v1.db"], "opened \(opened), refused \(refused)")
         } else {
             // A page damaged so that an index disagrees with its table: quick_check passes
             // it, the kiosk's integrity_check must not.
