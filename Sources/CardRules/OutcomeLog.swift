@@ -217,7 +217,7 @@ public final class OutcomeLog {
             let zones = Dictionary(grouping: picks, by: \.zone).mapValues(\.count)
             out += "\n    by zone: " + zones.keys.sorted().map { "\($0) (\(zones[$0]!))" }.joined(separator: ", ")
             // A pick from a log written before symbols were recorded names no symbol.
-            let symbols = Dictionary(grouping: picks, by: { $0.symbol.map { $0.replacingOccurrences(of: "\n", with: " ") } ?? "(not recorded)" })
+            let symbols = Dictionary(grouping: picks, by: { $0.symbol.map(ZonePick.oneLine) ?? "(not recorded)" })
                 .mapValues(\.count)
             let order = symbols.keys.sorted { symbols[$0]! != symbols[$1]! ? symbols[$0]! > symbols[$1]! : $0 < $1 }
             out += "\n    by symbol: " + order.map { "\($0) (\(symbols[$0]!))" }.joined(separator: ", ")

@@ -43,12 +43,16 @@ public struct ZonePick: Equatable, Sendable {
             && Set(picks.map(\.zone)).count == picks.count
     }
 
-    /// The picks for people, on one line: `zone 4 ☕, zone 0 cherry.png` (zones from 0;
-    /// a line break in a symbol's words shown as a space).
+    /// The picks for people, on one line: `zone 4 ☕, zone 0 cherry.png` (zones from 0).
     public static func text(_ picks: [ZonePick]) -> String {
-        picks.map { pick in
-            "zone \(pick.zone)" + (pick.symbol.map { " " + $0.replacingOccurrences(of: "\n", with: " ") } ?? "")
-        }.joined(separator: ", ")
+        picks.map { pick in "zone \(pick.zone)" + (pick.symbol.map { " " + oneLine($0) } ?? "") }.joined(separator: ", ")
+    }
+
+    /// A symbol's words on one line, for people: a line break shown as a space. (The
+    /// standard library's map, not Foundation's replacingOccurrences, which would link
+    /// swift-corelibs-foundation into the static binary.)
+    public static func oneLine(_ symbol: String) -> String {
+        String(symbol.map { $0.isNewline ? " " : $0 })
     }
 }
 
