@@ -7,7 +7,8 @@ import ScratchX11
 enum Command: Equatable {
     case window(WindowOptions)
     case render(RenderOptions)
-    case logSummary(path: String)
+    /// `picks`: each zone ticket's picks listed too (`--picks`).
+    case logSummary(path: String, picks: Bool)
     case doodle(DoodleOptions)
     case stock(StockOptions)
     case simulate(SimulateOptions)
@@ -110,7 +111,7 @@ let windowUsage = """
            scratchcard info [--show-prizes] FILE.scratchcard
            scratchcard thumbnail [--size N] FILE.scratchcard OUT.png
            scratchcard render --trace FILE [--cover FILE] [--prize FILE] [--deck PATH --card ID] --out FILE.png
-           scratchcard log-summary FILE|STORE
+           scratchcard log-summary [--picks] FILE|STORE
            scratchcard stock [--store PATH] [--deck PATH] [--json]
            scratchcard simulate --deck PATH --count N [--store PATH] [--seed S] [--json]
            scratchcard pool init|deal|stock --pool CONNINFO ...  (see scratchcard pool --help)
@@ -153,7 +154,8 @@ let windowUsage = """
                        $XDG_CONFIG_HOME/scratchcard/config.json when present);
                        the command line wins
       --log FILE       append one JSON line per card to FILE (mode 0600): when it was
-                       shown, its id and prize, how it ended; see log-summary
+                       shown, its id and prize, how it ended, a ticket's picks; see
+                       log-summary
       --store PATH     the store of deals, stock and the card on show (SQLite);
                        kiosk mode always keeps one (default
                        $XDG_STATE_HOME/scratchcard/kiosk.db), desktop mode only with
@@ -222,11 +224,15 @@ let windowUsage = """
     """
 
 let logSummaryUsage = """
-    usage: scratchcard log-summary FILE|STORE
+    usage: scratchcard log-summary [--picks] FILE|STORE
 
     Reads an outcome log written with --log, or a kiosk's store (--store), and prints
-    how many cards there were, by outcome (revealed, abandoned, quit) and by card.
-    Damaged lines (a record torn by a crash) are skipped and counted.
+    how many cards there were, by outcome (revealed, abandoned, quit) and by card; for
+    zone tickets, per card, how many times each zone (numbered from 0) and each symbol
+    (its text, or its image's file name) was picked. Damaged lines (a record torn by a
+    crash) are skipped and counted.
+      --picks  also list each zone ticket: when it was shown, its card, how it ended and
+               its picks in the order the player made them, each zone with its symbol
     """
 
 let renderUsage = """
@@ -281,8 +287,12 @@ func parseCommand(_ arguments: [String], environment: [String: String] = [:]) th
     if tokens.first == "log-summary" {
         let rest = Array(tokens.dropFirst())
         if rest == ["-h"] || rest == ["--help"] { return .help(logSummaryUsage) }
-        guard rest.count == 1, !rest[0].isEmpty else { throw UsageError(message: "log-summary takes one FILE") }
-        return .logSummary(path: rest[0])
+        let picks = rest.contains("--picks"), files = rest.filter { $0 != "--picks" }
+        if let unknown = files.first(where: { $0.hasPrefix("--") }) {
+            throw UsageError(message: "log-summary: unknown option '\(unknown.prefix(40))'")
+        }
+        guard files.count == 1, !files[0].isEmpty else { throw UsageError(message: "log-summary takes one FILE") }
+        return .logSummary(path: files[0], picks: picks)
     }
     if tokens.first == "doodle" { return try parseDoodle(tokens.dropFirst()) }
     if tokens.first == "stock" { return try parseStock(tokens.dropFirst(), environment: environment) }

@@ -16,8 +16,8 @@ do {
         print(versionText)
     case .render(let options):
         try render(options)
-    case .logSummary(let path):
-        try logSummary(path)
+    case let .logSummary(path, picks):
+        try logSummary(path, eachTicket: picks)
     case .stock(let options):
         try stockCommand(options)
     case .simulate(let options):

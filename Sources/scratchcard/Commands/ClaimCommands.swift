@@ -67,9 +67,11 @@ let claimsUsage = """
     Lists the claims of a kiosk's store (default $XDG_STATE_HOME/scratchcard/kiosk.db)
     or of the shared pool: code, card, kiosk, when dealt, and when and by which counter
     it was redeemed, or open; in a pool kiosk's store, a claim the pool holds says so
-    (redeemed at the pool only). --json: one object per line with the keys code, card,
-    kiosk, deal, dealt, redeemed, redeemed_by (null while open), pool (the pool that holds
-    a store's claim; else null).
+    (redeemed at the pool only). A zone ticket's claim then lists its picks once the
+    ticket has ended: each zone (from 0) in the order picked, with its symbol. --json: one
+    object per line with the keys code, card, kiosk, deal, dealt, redeemed, redeemed_by
+    (null while open), pool (the pool that holds a store's claim; else null), picks (a
+    zone ticket's, [{"zone": 4, "symbol": "..."}, ...]; else null).
     """
 
 func parseClaimKey(_ tokens: ArraySlice<String>) throws(UsageError) -> Command {
@@ -161,6 +163,8 @@ func runClaims(_ command: ClaimCommand) throws(ExitError) {
         for record in records {
             let grouped = (try? ClaimCode(parsing: record.code).grouped) ?? record.code
             print(json ? record.json(grouped: grouped) : record.text(grouped: grouped))
+            // The text line says so itself; a JSON reader sees null and is told here.
+            if json && record.picksUnreadable { log("claims: the picks of deal \(record.deal) cannot be read (a damaged value): listed as null") }
         }
     }
 }

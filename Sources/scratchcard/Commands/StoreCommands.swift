@@ -175,15 +175,17 @@ func simulateCommand(_ options: SimulateOptions) throws(ExitError) {
     }
 }
 
-/// `scratchcard log-summary`: an outcome log, or a store (told apart by the file's first bytes).
-func logSummary(_ path: String) throws(ExitError) {
+/// `scratchcard log-summary`: an outcome log, or a store (told apart by the file's first
+/// bytes); `eachTicket`: each zone ticket's picks listed too.
+func logSummary(_ path: String, eachTicket: Bool) throws(ExitError) {
     do {
         if KioskStore.isStoreFile(path) {
             let store = try KioskStore(path: path, access: .read)
-            print(OutcomeLog.summary(of: try store.outcomeRecords(), damagedLines: 0), terminator: "")
+            let (records, unreadable) = try store.readOutcomes()
+            print(OutcomeLog.summary(of: records, damagedLines: 0, unreadablePicks: unreadable, eachTicket: eachTicket), terminator: "")
         } else {
             let (records, damaged) = try OutcomeLog.read(path: path)
-            print(OutcomeLog.summary(of: records, damagedLines: damaged), terminator: "")
+            print(OutcomeLog.summary(of: records, damagedLines: damaged, eachTicket: eachTicket), terminator: "")
         }
     } catch {
         throw ExitError(code: 2, message: "\(error)")
