@@ -134,6 +134,45 @@ import XvfbSupport
         #expect(untimed(fromLog.split(separator: "\n").map(String.init)) == untimed(tickets), "\(fromLog)")
     }
 
+    @Test("kill -9 after two picks: the restarted kiosk's outcome for the ticket holds all three picks, the two before the kill first, each with its symbol")
+    func picksSurviveKill() throws {
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = try Self.deck(in: folder)
+        let store = folder.appendingPathComponent("kiosk.db").path, key = folder.appendingPathComponent("promo.key").path
+        _ = try ClaimKey.createFile(at: key)
+        let arguments = ["--deck", deck, "--store", store, "--claim-key", key] + ZoneTicketAppTests.arguments
+        let server = try Xvfb(width: 800, height: 600); defer { server.stop() }
+        let first = try RunningApp(arguments, environment: server.environment)
+        defer { if first.process.isRunning { kill(first.pid, SIGKILL) } }
+        var window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { first.eventNames.contains("ready") }, "\(first.standardError)")
+        let deal = try #require(first.cardShown?.deal)
+        for (n, zone) in [4, 0].enumerated() {
+            try Self.touch(zone, on: server, window: window)
+            #expect(waitUntil(timeout: 10) { first.eventNames.filter { $0 == "zone-start" }.count == n + 1 }, "zone \(zone)")
+        }
+        // The strokes reach the store within a second of the pen going up.
+        usleep(1_500_000)
+        kill(first.pid, SIGKILL)
+        first.wait(timeout: 10)
+        #expect(try KioskStore(path: store, access: .read).readOutcomes().records.isEmpty, "the ticket ended before it was played")
+
+        let second = try RunningApp(arguments, environment: server.environment)
+        defer { if second.process.isRunning { kill(second.pid, SIGKILL) } }
+        window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { second.eventNames.contains("ready") }, "\(second.standardError)")
+        #expect(second.cardShown?.deal == deal && second.cardShown?.resumed == true)
+        try Self.touch(8, on: server, window: window)
+        #expect(waitUntil(timeout: 10) { second.eventNames.contains("zone-start") })
+        kill(second.pid, SIGTERM)
+        #expect(second.wait(timeout: 20) == 0, "\(second.standardError)")
+        let records = try KioskStore(path: store, access: .read).readOutcomes().records
+        #expect(records.map(\.picks) == [[ZonePick(zone: 4, symbol: "s0.png"), ZonePick(zone: 0, symbol: "☕"), ZonePick(zone: 8, symbol: "s2.png")]])
+        #expect(try Self.sqlite(store, "SELECT count(*) FROM outcomes WHERE deal = '\(deal)' AND picks IS NOT NULL") == "1")
+        let claims = try runCommand(["claims", "--store", store])
+        #expect(claims.out.hasSuffix("; picks zone 4 s0.png, zone 0 ☕, zone 8 s2.png\n"), "\(claims.out)")
+    }
+
     @Test("log-summary's command line: --picks before or after the file; an unknown option or a second file refused")
     func logSummaryArguments() throws {
         #expect(try parseCommand(["log-summary", "--picks", "a.db"]) == .logSummary(path: "a.db", picks: true))
