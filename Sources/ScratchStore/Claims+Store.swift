@@ -187,7 +187,7 @@ extension KioskStore {
     public func claims(code: String? = nil) throws(StoreError) -> [ClaimRecord] {
         // A store read as it is (`claims --store` on a schema-3 store) has no books yet,
         // one from before schema 5 no picks.
-        let book = try column("c.pool", since: Self.claimBookSchema), picks = try column("o.picks", since: 5)
+        let book = try column("c.pool", since: Self.claimBookSchema), picks = try column("o.picks", since: Self.picksSchema)
         let query = try connection.prepare("""
             SELECT c.code, c.deal, d.card, c.kiosk, d.shown_at, c.redeemed_at, c.redeemed_by, \(book), \(picks)
             FROM claims c JOIN deals d ON d.deal = c.deal LEFT JOIN outcomes o ON o.deal = c.deal

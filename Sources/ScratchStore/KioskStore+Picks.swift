@@ -18,6 +18,9 @@ import ScratchCore
 /// the same with `sqlite3` or `psql` as in the log. Rows from before schema 5 keep NULL
 /// (their picks, if any, are in the outcome log only).
 extension KioskStore {
+    /// The schema that added the picks.
+    static let picksSchema = 5
+
     /// The migration from schema 4 to 5 (`migrations[4]`).
     static let picksMigration = """
         ALTER TABLE outcomes ADD COLUMN picks TEXT;

@@ -445,7 +445,7 @@ public final class KioskStore: PrizeLedger, CardOnShowStore {
     /// records are kept, their picks left out.
     public func readOutcomes() throws(StoreError) -> (records: [OutcomeRecord], unreadablePicks: Int) {
         let query = try connection.prepare("""
-            SELECT d.shown_at, d.card, d.prize, o.outcome, o.how, o.fraction, o.reveal_ms, o.duration_ms, \(try column("o.picks", since: 5))
+            SELECT d.shown_at, d.card, d.prize, o.outcome, o.how, o.fraction, o.reveal_ms, o.duration_ms, \(try column("o.picks", since: Self.picksSchema))
             FROM deals d JOIN outcomes o ON o.deal = d.deal ORDER BY d.seq
             """)
         var records: [OutcomeRecord] = [], unreadable = 0
