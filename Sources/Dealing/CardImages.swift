@@ -85,6 +85,14 @@ public struct CardImages: Sendable {
         return CardImages(cover: try coverLayer.get(), prize: try prizeLayer.get())
     }
 
+    /// A revealed ticket with a claim: `shown` (what the ticket shows, every zone open)
+    /// with the claim's code and QR drawn over it, as on any claim card's prize. Nil for
+    /// a card that is no ticket or has no claim.
+    public func claimedTicket(_ shown: RGBAImage) -> RGBAImage? {
+        guard case .ticket = prize, let claim else { return nil }
+        return CardArt.claimed(shown, claim: claim)
+    }
+
     /// Both sides at `size`: images scaled to fill it, drawings drawn for it. The prize
     /// on a thread of its own meanwhile (a 4K drawing takes tens of milliseconds), never
     /// on the shared pool: the window's loop calls this on a resize, and a loop waiting
@@ -94,6 +102,9 @@ public struct CardImages: Sendable {
         let prize = self.prize, claim = self.claim
         let prizeJob = Job { () -> RGBAImage in
             let image = prize.rendered(at: size)
+            // A ticket's claim is drawn over it once it is revealed (`claimedTicket`):
+            // drawn here, it would be cut by the symbols drawn into the zones.
+            if case .ticket = prize { return image }
             return claim.map { CardArt.claimed(image, claim: $0) } ?? image
         }
         let coverImage = cover.rendered(at: size)

@@ -212,23 +212,26 @@ extension Dealer {
         return made
     }
 
-    /// A deck card made ready as `deal()` makes a drawn one: its images (or text), its
-    /// sound, its deck entry (with the stock).
-    /// A claim card gets its claim for `deal` (the pool's, a resumed one), else for a
-    /// new deal id the ledger will record it under.
+    /// A deck card made ready as `deal()` makes a drawn one: its images (or text, or its
+    /// ticket), its sound, its deck entry (with the stock). A claim card gets its claim
+    /// for `deal` (the pool's, a resumed one), else for a new deal id the ledger will
+    /// record it under.
     public func dealt(_ card: DeckCard, deal: DealID? = nil) throws(ImageError) -> DealtCard {
-        if card.zoneCard != nil { return try dealtTicket(card) }
-        var images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
-                                         prompt: card.coverText ?? coverText, text: card.text, source: source)
-        var claim: DealtClaim?
+        var made: DealtCard
+        if card.zoneCard != nil {
+            made = try dealtTicket(card)
+        } else {
+            let images = try CardImages.load(cover: card.cover ?? cover, prize: card.prize,
+                                             prompt: card.coverText ?? coverText, text: card.text, source: source)
+            made = DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
+                             revealSound: revealSound(card.sound), celebrate: card.celebrate, origin: .unstocked(card))
+        }
         // Only with a book of record (a stock book): a code no book holds would not redeem.
         if card.claim, let claims, stock != nil {
-            claim = claims.claim(forDeal: deal ?? DealID.random())
-            images.claim = claim?.mark
+            let claim = claims.claim(forDeal: deal ?? DealID.random())
+            made.images.claim = claim.mark
+            made.claim = claim
         }
-        var made = DealtCard(id: card.id, prize: card.prize ?? card.text?.title ?? card.id, images: images,
-                             revealSound: revealSound(card.sound), celebrate: card.celebrate, origin: .unstocked(card))
-        made.claim = claim
         return made
     }
 

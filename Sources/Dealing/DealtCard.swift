@@ -10,7 +10,7 @@ import ScratchStore
 public struct DealtCard: Sendable {
     public let id: String
     public let prize: String
-    public let images: CardImages
+    public internal(set) var images: CardImages
     public var revealSound: RevealSound? = .chime
     public var celebrate = true
     /// Where the card came from: the ledger records each kind its own way.

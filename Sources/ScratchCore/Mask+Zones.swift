@@ -42,8 +42,7 @@ extension Mask {
             }
         }
         storage.recount()
-        for row in 0..<size.height { storage.addDamage(row: row, first: 0, last: width - 1) }
-        storage.damagedRows = 0..<size.height
+        damageAll()
     }
 
     /// The next strokes write only where `reach` lets them (a pen's own zone: `Pens`).

@@ -104,6 +104,14 @@ public struct Mask {
         return changed
     }
 
+    /// Counts every pixel as changed, for the next `takeDamage` (a picture replaced
+    /// under a mask that did not change).
+    mutating func damageAll() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        for row in 0..<size.height { storage.addDamage(row: row, first: 0, last: size.width - 1) }
+        storage.damagedRows = 0..<size.height
+    }
+
     /// Hands over what changed since the last call, row by row: `body(row, first, last)`
     /// for each row whose columns `first ... last` hold every change in it. Returns the
     /// bounding rectangle of those spans. A compositor that repaints just these spans

@@ -47,6 +47,35 @@ extension ScratchCanvas {
         }
     }
 
+    /// The prize as it stands, with what zones show drawn in (`setPrize`), as straight
+    /// RGBA: on a ticket, whose prize is its cover outside the zones, what it shows
+    /// once every zone is open.
+    public func prizeImage() -> RGBAImage {
+        let rs = UInt32(layout.redOffset * 8), gs = UInt32(layout.greenOffset * 8), bs = UInt32(layout.blueOffset * 8)
+        var image = RGBAImage(size: size, filledWith: RGBA(r: 0, g: 0, b: 0))
+        pixels.bytes.withUnsafeBytes { pairs in
+            image.bytes.withUnsafeMutableBufferPointer { rgba in
+                for i in 0..<size.pixelCount {
+                    let word = pairs.load(fromByteOffset: i * 8 + 4, as: UInt32.self)
+                    rgba[i * 4] = UInt8(truncatingIfNeeded: word >> rs)
+                    rgba[i * 4 + 1] = UInt8(truncatingIfNeeded: word >> gs)
+                    rgba[i * 4 + 2] = UInt8(truncatingIfNeeded: word >> bs)
+                }
+            }
+        }
+        return image
+    }
+
+    /// Shows `image` (the canvas's size) as the whole card from now on: the prize
+    /// replaced, the card revealed, every pixel composited by the next
+    /// `compositeChanges` (a revealed ticket with its claim drawn over it).
+    public func showWhole(_ image: RGBAImage) {
+        precondition(image.size == size, "the picture must be the canvas's size")
+        setPrize(image, x: 0, y: 0)
+        mask.revealAll()
+        mask.damageAll()
+    }
+
     /// Composites zone `i`'s pixels as if its mask were lifted toward 255 by `fade`
     /// (0...1): the zone fading open. The mask is not changed (`revealZone` does that at
     /// the end). Returns the zone's bounds.

@@ -1,3 +1,4 @@
+import Claims
 import Foundation
 @preconcurrency import Glibc
 import Testing
@@ -62,7 +63,7 @@ import XvfbSupport
     }
 
     /// A deck with the ticket (the artwork as its cover when printed).
-    static func deck(_ ticket: Ticket, in folder: URL) throws -> String {
+    static func deck(_ ticket: Ticket, in folder: URL, claim: Bool = false) throws -> String {
         var names: [String] = []
         for (i, colour) in ZoneTicketAppTests.symbolColours.enumerated() {
             _ = try App.solidPNG(colour, size: PixelSize(width: 20, height: 20), in: folder, name: "s\(i).png")
@@ -75,7 +76,7 @@ import XvfbSupport
         let g = ticket.grid
         let text = """
             {"cards": [{"id": "ticket", \(cover)"grid": {"x": \(g.x), "y": \(g.y), "w": \(g.w), "h": \(g.h), "columns": 3, "rows": 3, "gap": \(g.gap)},
-             "pick": 3, "symbols": [\(names.joined(separator: ","))], "decoys": [\(decoys)], "celebrate": false, "sound": null}]}
+             "pick": 3, "symbols": [\(names.joined(separator: ","))], "decoys": [\(decoys)], "celebrate": false, "sound": null\(claim ? ", \"claim\": true" : "")}]}
             """
         let path = folder.appendingPathComponent("deck.json").path
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
@@ -418,5 +419,34 @@ import XvfbSupport
         }
         let refused = try runToExit(["render", "--trace", tracePath, "--deck", deck, "--card", "ticket", "--prize", artwork, "--out", out])
         #expect(refused.status == 2 && refused.err.contains("--prize does not go with --deck and --card"), "\(refused.err)")
+    }
+
+    @Test("a claim ticket on the promoter's artwork: once revealed its code shows over it, the QR read off the screen is the code the event and the store hold; the top row's symbols stay in sight",
+          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg"), "needs zbarimg (zbar-tools)"))
+    func claimTicketShowsItsCode() throws {
+        let ticket = Self.artwork
+        let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
+        let deck = try Self.deck(ticket, in: folder, claim: true)
+        let store = folder.appendingPathComponent("kiosk.db").path, key = folder.appendingPathComponent("promo.key").path
+        _ = try ClaimKey.createFile(at: key)
+        let server = try Xvfb(width: 1024, height: 700); defer { server.stop() }
+        let app = try RunningApp(["--deck", deck, "--store", store, "--claim-key", key] + ticket.arguments, environment: server.environment)
+        let window = try server.scratchcardWindow(timeout: 30)
+        #expect(waitUntil(timeout: 30) { app.eventNames.contains("ready") }, "\(app.standardError)")
+        // Before the reveal no code is on screen.
+        #expect(try ClaimKioskTests.zbar(try server.capture(window: window), in: folder) == [])
+        try server.xdotool("mousemove", "--window", "\(window)", "5", "5")
+        try server.xdotool("key", "Tab", "space", "Tab", "space", "Tab", "space")
+        #expect(waitUntil(timeout: 15) { app.eventNames.contains("revealed") }, "\(app.eventNames)")
+        let code = try #require(app.events.first { $0["event"] as? String == "revealed" }?["claim"] as? String, "the revealed event carries no claim")
+        let shown = try server.waitForPixels(window: window, timeout: 10) { (try? ClaimKioskTests.zbar($0, in: folder)) == [code] }
+        #expect(try ClaimKioskTests.zbar(shown, in: folder) == [code])
+        for (n, zone) in [0, 1, 2].enumerated() {
+            #expect(shown[ticket.centre(zone).x, ticket.centre(zone).y] == ZoneTicketAppTests.symbolColours[n], "zone \(zone) under the claim")
+        }
+        kill(app.pid, SIGTERM)
+        #expect(app.wait(timeout: 20) == 0, "\(app.standardError)")
+        let claims = try runCommand(["claims", "--store", store])
+        #expect(claims.out.hasPrefix(code + " ticket "), "\(claims.out)")
     }
 }

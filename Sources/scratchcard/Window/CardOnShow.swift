@@ -50,7 +50,18 @@ final class CardOnShow {
             art.draw(shows, size: size)
         }
         session.leaveRevealToRules()
-        if session.isRevealed { zones?.finishFades() }
+        if session.isRevealed {
+            zones?.finishFades()
+            showTicketClaim()
+        }
+    }
+
+    /// A revealed ticket with a claim shows its code over it: the decoys' fades end and
+    /// the whole card becomes the ticket as it stands with the claim drawn on.
+    private func showTicketClaim() {
+        guard zones != nil, let claimed = dealt.images.claimedTicket(canvas.prizeImage()) else { return }
+        zones?.finishFades()
+        canvas.showWhole(claimed)
     }
 
     // MARK: What it is now
@@ -128,7 +139,9 @@ final class CardOnShow {
                 return [.zoneRevealed(cardID: id, zone: zone, symbol: nil)]
             case .cardRevealed:
                 canvas.allPensUp()
-                return session.reveal(by: how, fraction: canvas.revealedFraction, now: now)
+                let events = session.reveal(by: how, fraction: canvas.revealedFraction, now: now)
+                showTicketClaim()
+                return events
             }
         }
     }
