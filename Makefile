@@ -66,6 +66,22 @@ soak-window: deps
 soak-kiosk: deps
 	scripts/soak-kiosk.sh
 
+## Start-ups in a loop, to find a rare crash at start (issue 34; not part of `make test`):
+## STARTUPS (default 1000) start-ups of the release build on a private Xvfb, each to its
+## `ready` event and a `q`, with BUSY (default 2) busy loops beside them under nice;
+## crashes counted and kept (scripts/startup-loop.sh). 10,000 take about an hour on 2 cores.
+## startup-loop-tsan: the same under ThreadSanitizer (its own build folder; ~2 s a start-up).
+STARTUPS ?= 1000
+BUSY ?= 2
+.PHONY: startup-loop startup-loop-tsan
+startup-loop: deps
+	$(SWIFT) build -c release --product scratchcard
+	scripts/startup-loop.sh -n $(STARTUPS) --busy $(BUSY) --bin "$$($(SWIFT) build -c release --show-bin-path)/scratchcard"
+
+startup-loop-tsan: deps
+	$(SWIFT) build -c debug --sanitize=thread --scratch-path .build/tsan --product scratchcard
+	scripts/startup-loop.sh -n $(STARTUPS) --busy $(BUSY) --bin .build/tsan/debug/scratchcard
+
 ## The power-cut test alone (it runs in `make test` too): the store on powercutfs, a FUSE
 ## file system that drops unsynced writes, cut 50 times (root, /dev/fuse).
 test-power-cut: deps

@@ -12,8 +12,8 @@ import ScratchCore
 ///
 /// The design is 640x400 points (`designSize`); at another size every length is scaled by
 /// `unit(for:)` and the frame follows the size's own aspect, so a 16:9 screen gets a
-/// 16:9 card with its whole frame. Safe to call from several threads at once (Pango
-/// gives each thread its own font map).
+/// 16:9 card with its whole frame. Safe to call from several threads at once: their
+/// text is laid out and drawn one at a time (Fonts.swift), the rest side by side.
 public enum CardArt {
     /// The built-in card's size in points.
     public static let designSize = PixelSize(width: 640, height: 400)
@@ -101,10 +101,9 @@ public enum CardArt {
             return texts.map { _ in 0 }
         }
         layout.set(pixelSize: 40, wrapWidth: 1e6)
-        return texts.map { words in
-            pango_layout_set_text(layout.layout, words, -1)
-            return layout.unknownGlyphs
-        }
+        // The lock is taken per text: a 10,000-card deck's lookup (on a thread of its own)
+        // must not hold up a card being drawn meanwhile.
+        return texts.map { layout.unknownGlyphs(in: $0) }
     }
 
     /// Where a piece of text went on a drawn card, as Pango measured it.

@@ -34,7 +34,9 @@ extension CardArt {
             return CAIRO_STATUS_SUCCESS
         }
         let (w, h) = ticketSize
-        let ok = withExtendedLifetime(sink) { () -> Bool in
+        // All of it under the fonts' lock (Fonts.swift): its text, and the PDF surface's
+        // font subsets written at the finish and released with the surface.
+        let ok = Fonts.locked { withExtendedLifetime(sink) { () -> Bool in
             guard let pdf = cairo_pdf_surface_create_for_stream(write, Unmanaged.passUnretained(sink).toOpaque(), w, h) else { return false }
             defer { cairo_surface_destroy(pdf) }
             guard let cr = cairo_create(pdf) else { return false }
@@ -43,7 +45,7 @@ extension CardArt {
             cairo_destroy(cr)
             cairo_surface_finish(pdf)
             return cairo_surface_status(pdf) == CAIRO_STATUS_SUCCESS
-        }
+        } }
         return ok && !sink.bytes.isEmpty ? sink.bytes : nil
     }
 
@@ -76,9 +78,9 @@ extension CardArt {
         _ = line(ticket.time, cr: cr, y: y, width: w, size: 10, bold: false)
     }
 
-    /// One centred line of text from `y`; returns the y below it.
+    /// One centred line of text from `y`; returns the y below it. Called with the fonts' lock held.
     private static func line(_ text: String, cr: OpaquePointer, y: Double, width: Double, size: Double, bold: Bool, mono: Bool = false) -> Double {
-        guard let layout = pango_cairo_create_layout(cr) else { return y }
+        guard let layout = Fonts.layout(on: cr) else { return y }
         defer { cpc_unref(UnsafeMutableRawPointer(layout)) }
         if let font = pango_font_description_new() {
             pango_font_description_set_family(font, mono ? codeStyle.families : "Noto Sans, DejaVu Sans, sans-serif")

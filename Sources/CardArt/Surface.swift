@@ -93,7 +93,9 @@ final class Surface {
     }
 
     deinit {
-        cairo_destroy(cr)
+        // The context may hold the last reference to a font it drew text with: released
+        // under the fonts' lock (Fonts.swift).
+        Fonts.locked { cairo_destroy(cr) }
         cairo_surface_destroy(surface)
     }
 

@@ -18,57 +18,64 @@ struct TextStyle {
 
 /// One Pango layout made on a surface's context (so that it measures as it will draw),
 /// wrapped at word boundaries (inside a word only when the word alone is too wide) and
-/// centred line by line, in the text's own direction (Arabic right to left).
+/// centred line by line, in the text's own direction (Arabic right to left). Every call
+/// into Pango holds the fonts' lock (Fonts.swift: cairo's fonts are not safe to make on
+/// two threads at once).
 final class TextLayout {
     let layout: OpaquePointer
     let style: TextStyle
     private(set) var pixelSize = 0.0
 
     init?(text: String, style: TextStyle, on surface: Surface) {
-        guard let layout = pango_cairo_create_layout(surface.cr) else { return nil }
+        guard let layout = Fonts.locked({ () -> OpaquePointer? in
+            guard let layout = Fonts.layout(on: surface.cr) else { return nil }
+            // Unhinted metrics: the layout's extents then scale in proportion to the size,
+            // which lets `FittedText.fit` search sizes at one size of font (a font at each
+            // size tried cost ~3 ms apiece to set up).
+            if let options = cairo_font_options_create() {
+                cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
+                cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
+                pango_cairo_context_set_font_options(pango_layout_get_context(layout), options)
+                cairo_font_options_destroy(options)
+                pango_layout_context_changed(layout)
+            }
+            pango_layout_set_text(layout, text, -1)
+            pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
+            pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+            return layout
+        }) else { return nil }
         self.layout = layout
         self.style = style
-        // Unhinted metrics: the layout's extents then scale in proportion to the size,
-        // which lets `FittedText.fit` search sizes at one size of font (a font at each
-        // size tried cost ~3 ms apiece to set up).
-        if let options = cairo_font_options_create() {
-            cairo_font_options_set_hint_metrics(options, CAIRO_HINT_METRICS_OFF)
-            cairo_font_options_set_hint_style(options, CAIRO_HINT_STYLE_NONE)
-            pango_cairo_context_set_font_options(pango_layout_get_context(layout), options)
-            cairo_font_options_destroy(options)
-            pango_layout_context_changed(layout)
-        }
-        pango_layout_set_text(layout, text, -1)
-        pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
-        pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
     }
 
-    deinit { cpc_unref(UnsafeMutableRawPointer(layout)) }
+    deinit { Fonts.locked { cpc_unref(UnsafeMutableRawPointer(layout)) } }
 
     /// Sets the size (device pixels) and the width lines wrap at.
     func set(pixelSize: Double, wrapWidth: Double) {
         self.pixelSize = pixelSize
         let scale = Double(cpc_pango_scale())
-        if let font = pango_font_description_new() {
-            pango_font_description_set_family(font, style.families)
-            pango_font_description_set_weight(font, style.weight)
-            pango_font_description_set_absolute_size(font, pixelSize * scale)
-            pango_layout_set_font_description(layout, font)
-            pango_font_description_free(font)
+        Fonts.locked {
+            if let font = pango_font_description_new() {
+                pango_font_description_set_family(font, style.families)
+                pango_font_description_set_weight(font, style.weight)
+                pango_font_description_set_absolute_size(font, pixelSize * scale)
+                pango_layout_set_font_description(layout, font)
+                pango_font_description_free(font)
+            }
+            if style.letterSpacing != 0, let attributes = pango_attr_list_new() {
+                pango_attr_list_insert(attributes, pango_attr_letter_spacing_new(Int32(style.letterSpacing * pixelSize * scale)))
+                pango_layout_set_attributes(layout, attributes)
+                pango_attr_list_unref(attributes)
+            }
+            pango_layout_set_width(layout, Int32(Swift.max(1, Swift.min(wrapWidth * scale, Double(Int32.max / 2)))))
         }
-        if style.letterSpacing != 0, let attributes = pango_attr_list_new() {
-            pango_attr_list_insert(attributes, pango_attr_letter_spacing_new(Int32(style.letterSpacing * pixelSize * scale)))
-            pango_layout_set_attributes(layout, attributes)
-            pango_attr_list_unref(attributes)
-        }
-        pango_layout_set_width(layout, Int32(Swift.max(1, Swift.min(wrapWidth * scale, Double(Int32.max / 2)))))
     }
 
     /// Pango's ink and logical extents in device pixels, relative to the layout's origin
     /// (pango_layout_get_pixel_extents: the ink rounded outwards).
     var extents: (ink: Box, logical: Box) {
         var ink = PangoRectangle(), logical = PangoRectangle()
-        pango_layout_get_pixel_extents(layout, &ink, &logical)
+        Fonts.locked { pango_layout_get_pixel_extents(layout, &ink, &logical) }
         func box(_ r: PangoRectangle) -> Box { Box(x: Double(r.x), y: Double(r.y), width: Double(r.width), height: Double(r.height)) }
         return (box(ink), box(logical))
     }
@@ -82,9 +89,18 @@ final class TextLayout {
     }
 
     /// Characters no installed font has a glyph for (drawn as boxes).
-    var unknownGlyphs: Int { Int(pango_layout_get_unknown_glyphs_count(layout)) }
+    var unknownGlyphs: Int { Fonts.locked { Int(pango_layout_get_unknown_glyphs_count(layout)) } }
 
-    var lineCount: Int { Int(pango_layout_get_line_count(layout)) }
+    /// The characters of `words` no installed font has a glyph for, laid out in place of
+    /// the layout's text (which they replace).
+    func unknownGlyphs(in words: String) -> Int {
+        Fonts.locked {
+            pango_layout_set_text(layout, words, -1)
+            return Int(pango_layout_get_unknown_glyphs_count(layout))
+        }
+    }
+
+    var lineCount: Int { Fonts.locked { Int(pango_layout_get_line_count(layout)) } }
 }
 
 /// Text fitted into a box: the layout at the largest size whose whole drawing lies
@@ -162,13 +178,13 @@ struct FittedText {
     /// Fills the text's glyphs (the current source) at its origin, offset by (dx, dy).
     func show(on surface: Surface, dx: Double = 0, dy: Double = 0) {
         cairo_move_to(surface.cr, origin.x + dx, origin.y + dy)
-        pango_cairo_show_layout(surface.cr, layout.layout)
+        Fonts.locked { pango_cairo_show_layout(surface.cr, layout.layout) }
     }
 
     /// Adds the glyphs' outlines to the current path, offset by (dx, dy).
     func path(on surface: Surface, dx: Double = 0, dy: Double = 0) {
         cairo_move_to(surface.cr, origin.x + dx, origin.y + dy)
-        pango_cairo_layout_path(surface.cr, layout.layout)
+        Fonts.locked { pango_cairo_layout_path(surface.cr, layout.layout) }
     }
 }
 
