@@ -14,9 +14,8 @@
 #                   still take every idle cycle and preempt the program, but leave the
 #                   machine usable to others). The start-ups themselves are never niced.
 #   --quit q|term   how each start-up is ended (default q: typed into the window, as a
-#                   user does; term: SIGTERM right after `ready`. The program installs its
-#                   SIGTERM handler just after it prints `ready`, so today about half of
-#                   these end on SIGTERM's default action, status 143: failures, not crashes)
+#                   user does; term: SIGTERM right after `ready`, which must end it as a
+#                   quit, status 0: the handler is installed before the line is printed)
 #   --bin PATH      the binary (default: the release build, built first)
 #   --keep DIR      where crashes are kept (default /tmp/startup-loop.<pid>)
 #   --until-crash   stop at the first crash

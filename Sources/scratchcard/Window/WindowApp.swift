@@ -93,12 +93,14 @@ final class WindowApp {
         // when the card was drawn straight into the framebuffer, only puts it.
         window.map()
         if changes.nothingDrawnNotPut { changes.expose(PixelRect(size: card.size)) }
+        // The handler before the ready line: a SIGTERM sent on seeing it (systemd's stop,
+        // a script) ends the program as a quit, not by the signal's default.
+        let signals = TerminationSignals.install()
         emit([.ready(cardID: card.id, width: card.size.width, height: card.size.height, scale: scale,
                      deal: ledger.deal, resumed: ledger.resumed != nil)])
         if ledger.showsSoldOut { emit([.soldOut]) }
         // A resumed card may have crossed its threshold in strokes saved just before the end.
         if ledger.resumed != nil { emit(card.scratched(now: monotonicSeconds())) }
-        let signals = TerminationSignals.install()
         while running {
             // Block until something happens, or until the next frame or timer is due
             // (or strokes are due to be saved).
