@@ -23,9 +23,11 @@ run: deps
 ## on a 2-core machine running them side by side makes their timing a coin toss.
 ## The install tests (Tests/ScratchCardInstallTests) install the static binary and use
 ## the .deb, both made here first: SwiftPM locks .build while the tests run.
+## It ends with how many tests passed, failed and were skipped, naming each skipped test
+## and why (scripts/run-tests.py); with CI=true a skipped test fails it.
 test: deps deb
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT="$(SWIFT)" scripts/run-tests.py --skip-build --no-parallel
 
 ## The benchmark on the project's traces (Bench/traces, format docs/traces.md).
 TRACES = Bench/traces/card-1080p.trace Bench/traces/card-4k.trace Bench/traces/mouse-1000hz.trace
@@ -35,13 +37,13 @@ bench: release
 ## The suite under AddressSanitizer (and LeakSanitizer), in its own build folder.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
-	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 SWIFT="$(SWIFT)" \
+	  scripts/run-tests.py --skip-build --sanitize=address --scratch-path .build/asan
 
 ## The suite under ThreadSanitizer (the tests read pipes on other threads).
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
+	SWIFT="$(SWIFT)" scripts/run-tests.py --skip-build --sanitize=thread --scratch-path .build/tsan
 
 ## One fuzz target for FUZZ_SECONDS (default 600): make fuzz FUZZ=png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode|userdirs
 FUZZ ?= png
@@ -70,7 +72,7 @@ soak-kiosk: deps
 ## file system that drops unsynced writes, cut 50 times (root, /dev/fuse).
 test-power-cut: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter PowerCutTests
+	SWIFT="$(SWIFT)" scripts/run-tests.py --skip-build --filter PowerCutTests
 
 ## ---- Installing ------------------------------------------------------------------
 ## make install [PREFIX=/usr/local] [DESTDIR=]: the binary (Swift runtime linked in: no
