@@ -6,6 +6,7 @@ import CardRules
 import ScratchCore
 import ScratchStore
 import Testing
+import TestRequirementTrait
 
 /// `scratchcard claim-key new`, `redeem` and `claims` as a counter uses them: real
 /// processes against a real store and a private PostgreSQL pool.
@@ -140,7 +141,7 @@ import Testing
     }
 
     @Test("eight redeem processes on one code against the pool at once: exactly one exit 0, seven exit 3 naming it",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func eightCounters() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -182,7 +183,7 @@ import Testing
     }
 
     @Test("pool deal --claim-key makes a claim for each claim card dealt, as a kiosk does; claims --pool lists them; they redeem",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func poolDealMakesClaims() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -213,7 +214,7 @@ import Testing
     }
 
     @Test("a pool of 500 claims redeemed by 8 counters at once, each reading all 500 codes: each claim redeemed exactly once",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func fiveHundred() throws {
         let server = try PostgresServer()
         defer { server.stop() }

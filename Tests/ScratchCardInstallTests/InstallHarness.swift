@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import ScratchCore
+import TestRequirements
 import ScratchImage
 import XvfbSupport
 
@@ -118,9 +119,16 @@ final class HiddenFolders {
     private let holder: Process
     let hidden: [String]
 
+    /// What this machine lacks to make one (root, unshare and nsenter), or nil.
+    static var unavailable: String? {
+        Requirement.first(Requirement.root(to: "make a mount namespace (unshare -m)"),
+                          Xvfb.find("unshare") == nil || Xvfb.find("nsenter") == nil
+                              ? "needs unshare and nsenter (Debian's util-linux, which make deps installs)" : nil)
+    }
+
     init(_ folders: [String]) throws {
-        guard getuid() == 0 else { throw XvfbError("a mount namespace needs root") }
-        guard let unshare = Xvfb.find("unshare"), Xvfb.find("nsenter") != nil else { throw XvfbError("unshare/nsenter missing (util-linux)") }
+        if let missing = Self.unavailable { throw XvfbError(missing) }
+        let unshare = Xvfb.find("unshare")!
         holder = Process()
         holder.executableURL = URL(fileURLWithPath: unshare)
         holder.arguments = ["--mount", "--propagation", "private", "sleep", "3600"]
