@@ -27,13 +27,16 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
         // The sound room's C edges: libpulse (PulseAudio, PipeWire's pulse server) and ALSA.
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        // No pkgConfig for libpulse: its headers are in /usr/include and the module map links
+        // it; libpulse.pc adds only -D_REENTRANT and -pthread, which SwiftPM refuses with a warning.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq: the store room's client of a shared prize pool in PostgreSQL.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
-        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
+        // Its flags from a .pc file of its own, by path (why: in that file).
+        .systemLibrary(name: "CPangoCairo", pkgConfig: pangoCairoPkgConfig(),
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // libzip: the .scratchcard container, read from and written to memory (CardFile only).
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
@@ -195,3 +198,11 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// CPangoCairo's pkg-config: Sources/CPangoCairo/scratchcard-pangocairo.pc, by its path
+/// (it says why). SwiftPM splits a pkgConfig at spaces, so a checkout whose path has one
+/// takes the system's pangocairo.pc instead, and its warning about -pthread.
+func pangoCairoPkgConfig() -> String {
+    let own = Context.packageDirectory + "/Sources/CPangoCairo/scratchcard-pangocairo.pc"
+    return own.contains(" ") ? "pangocairo" : own
+}
