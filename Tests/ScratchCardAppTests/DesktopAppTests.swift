@@ -43,7 +43,7 @@ import XvfbSupport
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let photo = try App.solidPNG(Self.blue, size: PixelSize(width: 300, height: 225), in: files.folder, name: "My photo.png")
         let notes = files.folder.appendingPathComponent("notes.txt").path
-        FileManager.default.createFile(atPath: notes, contents: Data("not a picture".utf8))
+        try Data("not a picture".utf8).write(to: URL(fileURLWithPath: notes))
         let (app, window) = try start(server, files)
 
         // A text file: refused, the card unchanged.
@@ -105,7 +105,7 @@ import XvfbSupport
         let files = try card(); defer { files.remove() }
         let server = try Xvfb(width: 640, height: 480); defer { server.stop() }
         let notes = files.folder.appendingPathComponent("photo.png.txt").path
-        FileManager.default.createFile(atPath: notes, contents: Data("not a picture, whatever its name".utf8))
+        try Data("not a picture, whatever its name".utf8).write(to: URL(fileURLWithPath: notes))
         let (app, window) = try start(server, files)
         let refused = try GTKDragSource(server: server, x: 400, y: 100, uris: [URL(fileURLWithPath: notes).absoluteString])
         let hand = try refused.drag(server: server, toX: 100, toY: 75)
@@ -218,7 +218,7 @@ import XvfbSupport
         #expect(exe == URL(fileURLWithPath: App.executable).resolvingSymlinksInPath().path, "\(props)")
         var host = [CChar](repeating: 0, count: 256)
         gethostname(&host, 255)
-        #expect(props.contains("WM_CLIENT_MACHINE(STRING) = \"\(String(cString: host))\""), "\(props)")
+        #expect(props.contains("WM_CLIENT_MACHINE(STRING) = \"\(String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))\""), "\(props)")
         #expect(props.contains("WM_CLASS(STRING) = \"scratchcard\", \"scratchcard\""))
         if let id { #expect(props.contains("_NET_STARTUP_ID(UTF8_STRING) = \"\(id)\""), "\(props)") }
         let icons = try server.run("xprop", ["-id", "\(window)", "_NET_WM_ICON"])
