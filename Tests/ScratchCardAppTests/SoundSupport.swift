@@ -122,12 +122,37 @@ extension SoundRecording {
     /// `threshold` RMS: when a sound began.
     func onset(after start: Double, threshold: Double) -> Double? {
         let all = samples
-        var i = samples(from: 0, to: start).count
-        while i + 240 <= all.count {
-            if Self.rms(all[i..<i + 240]) > threshold { return time(ofSample: i) }
+        return Self.onset(in: all[samples(from: 0, to: start).count...], threshold: threshold).flatMap { time(ofSample: $0) }
+    }
+
+    /// The index of the first 5 ms block of `samples` (blocks 2.5 ms apart) louder than
+    /// `threshold` RMS: where a sound begins, wherever in the recording it fell.
+    static func onset(in samples: ArraySlice<Int16>, threshold: Double) -> Int? {
+        var i = samples.startIndex
+        while i + 240 <= samples.endIndex {
+            if rms(samples[i..<i + 240]) > threshold { return i }
             i += 120
         }
         return nil
+    }
+
+    /// The pitch of a tone, in Hz: its zero crossings counted from the first to the last
+    /// (each interpolated between its two samples), so that the pitch does not depend on
+    /// where the slice begins and ends, nor on silence or a fade at either end. Crossings
+    /// between samples within 200 of zero (noise, a fade's tail) are not counted. Nil
+    /// when fewer than 3 crossings are found.
+    static func pitch(of samples: ArraySlice<Int16>) -> Double? {
+        var first: Double?, last = 0.0, crossings = 0
+        for i in samples.indices.dropFirst() {
+            let a = Int(samples[i - 1]), b = Int(samples[i])
+            guard (a >= 0) != (b >= 0), abs(a) + abs(b) > 200 else { continue }
+            let at = Double(i - 1) + Double(a) / Double(a - b)     // where the line from a to b crosses 0
+            if first == nil { first = at }
+            last = at
+            crossings += 1
+        }
+        guard let first, crossings >= 3, last > first else { return nil }
+        return Double(crossings - 1) / 2 / ((last - first) / rate)
     }
 }
 
