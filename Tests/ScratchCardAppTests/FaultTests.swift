@@ -133,9 +133,9 @@ enum Faults {
     static let shmDest = 0o1000
 
     /// The `scratchtest` system user (scripts/install-deps.sh creates it), when we are
-    /// root and so can start a server as that user.
+    /// root and so can start a server as that user (`otherUserUnavailable` is nil).
     static let otherUser: (uid: UInt32, gid: UInt32)? = {
-        guard getuid() == 0, let entry = getpwnam("scratchtest") else { return nil }
+        guard otherUserUnavailable == nil, let entry = getpwnam("scratchtest") else { return nil }
         return (entry.pointee.pw_uid, entry.pointee.pw_gid)
     }()
 
