@@ -1,7 +1,7 @@
 # ScratchCard. The two commands a fresh machine needs are `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window \
+.PHONY: run test deps build release bench clean test-asan test-tsan test-under-load fuzz fuzz-all soak soak-window \
         install-build install install-files uninstall refresh-caches deb soak-kiosk test-power-cut \
         bench-small-cpu bench-pacing
 
@@ -33,6 +33,13 @@ test: deps deb
 TRACES = Bench/traces/card-1080p.trace Bench/traces/card-4k.trace Bench/traces/mouse-1000hz.trace
 bench: release
 	$(SWIFT) run -c release scratchbench --repeat 3 $(TRACES)
+
+## The suites that record sound, time frames or wait for a server, RUNS times in a row
+## (default 5) with two busy loops beside them (scripts/test-under-load.sh).
+RUNS ?= 5
+test-under-load: deps
+	$(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" scripts/test-under-load.sh $(RUNS)
 
 ## The suite under AddressSanitizer (and LeakSanitizer), in its own build folder.
 test-asan: deps

@@ -94,7 +94,11 @@ def main(arguments):
         print(f"{PREFIX} skipped: {name}: {reason or '(no reason given)'}")
 
     if status < 0:
-        print(f"{PREFIX} swift test was killed by signal {signal.Signals(-status).name}", file=sys.stderr)
+        try:
+            name = signal.Signals(-status).name
+        except ValueError:
+            name = str(-status)
+        print(f"{PREFIX} swift test was killed by signal {name}", file=sys.stderr)
         return 128 - status
     if not written:
         print(f"{PREFIX} swift test wrote no results (exit status {status}): it did not run its tests to the end",
