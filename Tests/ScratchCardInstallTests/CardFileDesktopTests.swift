@@ -320,7 +320,7 @@ final class SessionBus {
 final class Watched {
     private let process = Process()
     private let output = Pipe()
-    private let collected = Collected()
+    private let collected = LockedData()
 
     init(_ program: String, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: program)
