@@ -136,23 +136,22 @@ extension SoundRecording {
         return nil
     }
 
-    /// The pitch of a tone, in Hz: its zero crossings counted from the first to the last
-    /// (each interpolated between its two samples), so that the pitch does not depend on
-    /// where the slice begins and ends, nor on silence or a fade at either end. Crossings
-    /// between samples within 200 of zero (noise, a fade's tail) are not counted. Nil
-    /// when fewer than 3 crossings are found.
+    /// The pitch of a tone, in Hz: the sample rate over the median period between its
+    /// upward zero crossings (each interpolated between its two samples). A median, so
+    /// that neither silence at either end nor a dropout in the middle (an output starved
+    /// on a busy machine: one read 330 Hz for 440 by counting crossings over the span)
+    /// moves it. Crossings between samples within 200 of zero (noise, a fade's tail) are
+    /// not counted. Nil when fewer than 3 upward crossings are found.
     static func pitch(of samples: ArraySlice<Int16>) -> Double? {
-        var first: Double?, last = 0.0, crossings = 0
+        var crossings: [Double] = []
         for i in samples.indices.dropFirst() {
             let a = Int(samples[i - 1]), b = Int(samples[i])
-            guard (a >= 0) != (b >= 0), abs(a) + abs(b) > 200 else { continue }
-            let at = Double(i - 1) + Double(a) / Double(a - b)     // where the line from a to b crosses 0
-            if first == nil { first = at }
-            last = at
-            crossings += 1
+            guard a < 0, b >= 0, b - a > 200 else { continue }
+            crossings.append(Double(i - 1) + Double(a) / Double(a - b))     // where the line from a to b crosses 0
         }
-        guard let first, crossings >= 3, last > first else { return nil }
-        return Double(crossings - 1) / 2 / ((last - first) / rate)
+        guard crossings.count >= 3 else { return nil }
+        let periods = zip(crossings, crossings.dropFirst()).map { $0.1 - $0.0 }.sorted()
+        return rate / periods[periods.count / 2]
     }
 }
 
