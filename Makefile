@@ -1,7 +1,7 @@
 # ScratchCard. The two commands a fresh machine needs are `make run` and `make test`.
 SWIFT ?= swift
 
-.PHONY: run test deps build release bench clean test-asan test-tsan fuzz fuzz-all soak soak-window \
+.PHONY: run test deps build release bench clean test-asan test-tsan test-under-load fuzz fuzz-all soak soak-window \
         install-build install install-files uninstall refresh-caches deb soak-kiosk test-power-cut \
         bench-small-cpu bench-pacing
 
@@ -23,25 +23,34 @@ run: deps
 ## on a 2-core machine running them side by side makes their timing a coin toss.
 ## The install tests (Tests/ScratchCardInstallTests) install the static binary and use
 ## the .deb, both made here first: SwiftPM locks .build while the tests run.
+## It ends with how many tests passed, failed and were skipped, naming each skipped test
+## and why (scripts/run-tests.py); with CI=true a skipped test fails it.
 test: deps deb
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --no-parallel
+	SWIFT="$(SWIFT)" scripts/run-tests.py --skip-build --no-parallel
 
 ## The benchmark on the project's traces (Bench/traces, format docs/traces.md).
 TRACES = Bench/traces/card-1080p.trace Bench/traces/card-4k.trace Bench/traces/mouse-1000hz.trace
 bench: release
 	$(SWIFT) run -c release scratchbench --repeat 3 $(TRACES)
 
+## The suites that record sound, time frames or wait for a server, RUNS times in a row
+## (default 5) with two busy loops beside them (scripts/test-under-load.sh).
+RUNS ?= 5
+test-under-load: deps
+	$(SWIFT) build --build-tests
+	SWIFT="$(SWIFT)" scripts/test-under-load.sh $(RUNS)
+
 ## The suite under AddressSanitizer (and LeakSanitizer), in its own build folder.
 test-asan: deps
 	$(SWIFT) build --build-tests --sanitize=address --scratch-path .build/asan
-	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 \
-	  $(SWIFT) test --skip-build --sanitize=address --scratch-path .build/asan
+	LSAN_OPTIONS=suppressions=$(CURDIR)/scripts/lsan.supp:print_suppressions=0 SWIFT="$(SWIFT)" \
+	  scripts/run-tests.py --skip-build --sanitize=address --scratch-path .build/asan
 
 ## The suite under ThreadSanitizer (the tests read pipes on other threads).
 test-tsan: deps
 	$(SWIFT) build --build-tests --sanitize=thread --scratch-path .build/tsan
-	$(SWIFT) test --skip-build --sanitize=thread --scratch-path .build/tsan
+	SWIFT="$(SWIFT)" scripts/run-tests.py --skip-build --sanitize=thread --scratch-path .build/tsan
 
 ## One fuzz target for FUZZ_SECONDS (default 600): make fuzz FUZZ=png|jpeg|webp|trace|config|deck|replay|wav|strokes|store|conninfo|urilist|cardfile|claimcode|userdirs
 FUZZ ?= png
@@ -86,7 +95,7 @@ startup-loop-tsan: deps
 ## file system that drops unsynced writes, cut 50 times (root, /dev/fuse).
 test-power-cut: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --filter PowerCutTests
+	SWIFT="$(SWIFT)" scripts/run-tests.py --skip-build --filter PowerCutTests
 
 ## ---- Installing ------------------------------------------------------------------
 ## make install [PREFIX=/usr/local] [DESTDIR=]: the binary (Swift runtime linked in: no

@@ -26,13 +26,16 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp libwebpdemux",
                        providers: [.apt(["libwebp-dev"])]),
         // The sound room's C edges: libpulse (PulseAudio, PipeWire's pulse server) and ALSA.
-        .systemLibrary(name: "CPulse", pkgConfig: "libpulse", providers: [.apt(["libpulse-dev"])]),
+        // No pkgConfig for libpulse: its headers are in /usr/include and the module map links
+        // it; libpulse.pc adds only -D_REENTRANT and -pthread, which SwiftPM refuses with a warning.
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .systemLibrary(name: "CALSA", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // libpq: the store room's client of a shared prize pool in PostgreSQL.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         // cairo + Pango (fontconfig, HarfBuzz): CardArt draws the built-in card and text cards.
-        .systemLibrary(name: "CPangoCairo", pkgConfig: "pangocairo",
+        // Its flags from a .pc file of its own, by path (why: in that file).
+        .systemLibrary(name: "CPangoCairo", pkgConfig: pangoCairoPkgConfig(),
                        providers: [.apt(["libpango1.0-dev", "libcairo2-dev"])]),
         // libzip: the .scratchcard container, read from and written to memory (CardFile only).
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
@@ -143,6 +146,11 @@ let package = Package(
         // The brush's formula computed independently, mask comparisons and the seeded
         // generator: shared by the engine's, the rules' and the doodle's tests.
         .target(name: "EngineTestSupport", dependencies: ["ScratchCore"], path: "Tests/EngineTestSupport"),
+        // What a test needs of the machine (root, a device, a tool) and how a missing need is
+        // said; `.requires(need)` skips a test naming it (scripts/run-tests.py lists the skips,
+        // and fails on them under CI=true). The trait is apart: it links swift-testing.
+        .target(name: "TestRequirements", path: "Tests/TestRequirements"),
+        .target(name: "TestRequirementTrait", dependencies: ["TestRequirements"], path: "Tests/TestRequirementTrait"),
         .testTarget(name: "ScratchCoreTests", dependencies: ["ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "CardRulesTests", dependencies: ["CardRules", "ScratchCore", "EngineTestSupport"]),
         .testTarget(name: "DoodleDocumentTests", dependencies: ["DoodleDocument", "ScratchCore", "EngineTestSupport"]),
@@ -153,14 +161,16 @@ let package = Package(
         // Card files: the container and its bad cases (CardFileSupport builds them byte by byte).
         .target(name: "CardFileSupport", path: "Tests/CardFileSupport"),
         .testTarget(name: "CardFileTests", dependencies: ["CardFile", "CardRules", "ScratchCore", "CardFileSupport"]),
-        .testTarget(name: "ClaimsTests", dependencies: ["Claims", "QRCode", "ScratchCore", "CardRules", "ScratchImage"]),
-        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage", "QRCode", "Claims"]),
-        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "CardRules", "ScratchCore", "PostgresSupport"]),
+        .testTarget(name: "ClaimsTests", dependencies: ["Claims", "QRCode", "ScratchCore", "CardRules", "ScratchImage", "TestRequirementTrait"]),
+        .testTarget(name: "CardArtTests", dependencies: ["CardArt", "CardRules", "ScratchCore", "ScratchImage", "QRCode", "Claims",
+                                                         "TestRequirementTrait"]),
+        .testTarget(name: "ScratchStoreTests", dependencies: ["ScratchStore", "CardRules", "ScratchCore", "PostgresSupport",
+                                                              "TestRequirementTrait"]),
         // The dealing room with no display: a temporary SQLite store and the suite's PostgreSQL.
         .testTarget(name: "DealingTests", dependencies: ["Dealing", "ScratchStore", "CardRules", "ScratchCore", "Claims",
                                                          "PostgresSupport"]),
         // A private PostgreSQL server for the pool's tests: started per test, always stopped.
-        .target(name: "PostgresSupport", path: "Tests/PostgresSupport"),
+        .target(name: "PostgresSupport", dependencies: ["TestRequirements"], path: "Tests/PostgresSupport"),
         .testTarget(name: "ScratchImageTests", dependencies: ["ScratchImage", "ScratchCore", "CPNG", "CJPEG"],
                     resources: [.copy("Fixtures")]),
         // A private Xvfb for the X11 tests: started per test, always stopped.
@@ -172,17 +182,26 @@ let package = Package(
         // tests and a bench tool can both use.
         .systemLibrary(name: "CInputTest", path: "Tests/CInputTest", providers: [.apt(["xserver-xorg-dev"])]),
         .target(name: "InputTest", dependencies: ["CInputTest"], path: "Tests/InputTest"),
-        .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest"], path: "Tests/XvfbSupport"),
+        .target(name: "XvfbSupport", dependencies: ["CXFixes", "InputTest", "TestRequirements"], path: "Tests/XvfbSupport"),
         // libfuse 3, and the power-cut test's file system on it (C): writes kept in memory
         // until synced, SIGUSR1 drops what is not (Tests/PowerCutFS/powercutfs.c).
         .systemLibrary(name: "CFuse3", path: "Tests/CFuse3", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .executableTarget(name: "powercutfs", dependencies: ["CFuse3"], path: "Tests/PowerCutFS"),
-        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport"]),
+        .testTarget(name: "ScratchX11Tests", dependencies: ["ScratchX11", "ScratchCore", "CX11", "XvfbSupport", "TestRequirementTrait"]),
         // The program as a user meets it; needs the scratchcard executable built beside it.
-        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport", "Dealing"]),
+        .testTarget(name: "ScratchCardAppTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "ScratchImage", "ScratchCore", "CardRules", "ScratchStore", "XvfbSupport", "CardArt", "PostgresSupport", "CardFileSupport", "CardFile", "Claims", "QRCode", "TicketPrinter", "NotifySupport", "Dealing", "TestRequirementTrait"]),
         // The installed program and the .deb (make install-files, make deb): run with the
         // toolchain and .build out of reach, menu entries, man page, icons.
-        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "CardFileSupport", "ScratchImage", "ScratchCore", "XvfbSupport"]),
+        .testTarget(name: "ScratchCardInstallTests", dependencies: ["scratchcard", "scratchcard-thumbnailer", "assetmaker", "CardFileSupport", "ScratchImage", "ScratchCore", "XvfbSupport",
+                                                                    "TestRequirementTrait"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+/// CPangoCairo's pkg-config: Sources/CPangoCairo/scratchcard-pangocairo.pc, by its path
+/// (it says why). SwiftPM splits a pkgConfig at spaces, so a checkout whose path has one
+/// takes the system's pangocairo.pc instead, and its warning about -pthread.
+func pangoCairoPkgConfig() -> String {
+    let own = Context.packageDirectory + "/Sources/CPangoCairo/scratchcard-pangocairo.pc"
+    return own.contains(" ") ? "pangocairo" : own
+}

@@ -11,6 +11,7 @@ packages=(
   xserver-xorg-core xserver-xorg-video-dummy   # tests only: a real Xorg on the dummy screen (RandR mode timings, DPMS) with the inputtest input driver (touch, keyboard, pointer)
   xserver-xorg-dev   # tests only: xf86-input-inputtest-protocol.h, the inputtest driver's socket protocol (CInputTest)
   openbox   # tests only: a real EWMH window manager for the full-screen test
+  python3   # make test: scripts/run-tests.py reads the results swift test writes
   python3-gi gir1.2-gtk-3.0   # tests only: a GTK 3 window as a drag source (XDND) for the drop tests
   xclip libgtk-3-bin   # tests only: xclip for the CLIPBOARD (copy, paste, INCR); gtk-launch for launch feedback (startup notification)
   libcairo2-dev libpixman-1-dev   # CCairo: scratchbench's cairo + pixman comparison engine

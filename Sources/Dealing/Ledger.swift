@@ -332,7 +332,7 @@ public final class Ledger {
     /// The card on show ends for good (the program is quitting): its outcome, once, in
     /// the store, then its line in `--log`.
     public func end(_ record: OutcomeRecord) {
-        if let store {
+        if store != nil {
             guard let deal else { return }
             flush()
             do {

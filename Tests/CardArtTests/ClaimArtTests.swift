@@ -7,6 +7,7 @@ import CardRules
 import ScratchCore
 import ScratchImage
 import Testing
+import TestRequirementTrait
 
 /// The claim drawn on a prize and on a printed ticket, read back as a phone would:
 /// zbarimg (zbar-tools) on the pixels, pdftoppm (poppler-utils) for the PDF.
@@ -37,7 +38,7 @@ import Testing
     }
 
     @Test("the claim on the built-in prize and on a photo: the QR decodes to the code, its modules whole pixels, the prize still above",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg")))
+          .requires(Requirement.zbarimg))
     func onThePrize() throws {
         let (mark, code) = try Self.mark()
         let dir = try Self.folder()
@@ -56,7 +57,7 @@ import Testing
     }
 
     @Test("the ticket is a one-page PDF whose QR decodes to the code",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg") && FileManager.default.isExecutableFile(atPath: "/usr/bin/pdftoppm")))
+          .requires(Requirement.first(Requirement.zbarimg, Requirement.pdftoppm)))
     func ticket() throws {
         let (mark, code) = try Self.mark()
         let dir = try Self.folder()

@@ -9,7 +9,7 @@ import Testing
         let folder = NSTemporaryDirectory() + "claimrules-\(getpid())-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        FileManager.default.createFile(atPath: folder + "/bike.png", contents: Data())
+        try Data().write(to: URL(fileURLWithPath: folder + "/bike.png"))
         return try Deck.parse(bytes: Data(json.utf8), path: folder + "/deck.json")
     }
 

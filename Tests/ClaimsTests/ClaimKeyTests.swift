@@ -61,10 +61,10 @@ struct ClaimKeyTests {
         #expect(throws: ClaimKeyError.self) { try ClaimKey(contentsOf: path) }
         // Too short, not hex, missing.
         let short = dir + "/short.key"
-        FileManager.default.createFile(atPath: short, contents: Data("00112233445566778899aabbccddee\n".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: short, contents: Data("00112233445566778899aabbccddee\n".utf8), attributes: [.posixPermissions: 0o600]))
         #expect { try ClaimKey(contentsOf: short) } throws: { ($0 as? ClaimKeyError)?.message.contains("too short") == true }
         let bad = dir + "/bad.key"
-        FileManager.default.createFile(atPath: bad, contents: Data(String(repeating: "zz", count: 32).utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: bad, contents: Data(String(repeating: "zz", count: 32).utf8), attributes: [.posixPermissions: 0o600]))
         #expect { try ClaimKey(contentsOf: bad) } throws: { ($0 as? ClaimKeyError)?.message.contains("hex") == true }
         #expect { try ClaimKey(contentsOf: dir + "/missing.key") } throws: { ($0 as? ClaimKeyError)?.message.contains("no claim key") == true }
         #expect { try ClaimKey(contentsOf: dir) } throws: { $0 is ClaimKeyError }

@@ -5,10 +5,11 @@ import CardRules
 import ScratchCore
 import ScratchImage
 import Testing
+import TestRequirementTrait
 
 @Suite("QR codes of claim codes, read back by zbarimg")
 struct QRCodeTests {
-    @Test("a claim code's QR image decodes to the code", .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg")))
+    @Test("a claim code's QR image decodes to the code", .requires(Requirement.zbarimg))
     func readBack() throws {
         let key = try ClaimKey.generate()
         let code = key.code(forDeal: DealIDText.random())

@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import TestRequirements
 
 /// A private PostgreSQL server for one test: Debian's postgresql 15 binaries, `initdb`
 /// into a fresh temporary folder, listening on a unix socket in that folder only
@@ -23,10 +24,9 @@ public final class PostgresServer: @unchecked Sendable {
 
     /// Why a server cannot be had here (not root, no postgres binaries, no user), or nil.
     public static var unavailable: String? {
-        if getuid() != 0 { return "needs root to run the server as another user" }
-        if access(binaries + "/postgres", X_OK) != 0 { return "needs Debian's postgresql 15 (scripts/install-deps.sh)" }
-        if serverUser() == nil { return "needs the postgres or scratchtest user (scripts/install-deps.sh)" }
-        return nil
+        Requirement.first(Requirement.root(to: "run PostgreSQL as another user"),
+                          Requirement.executable(binaries + "/postgres", from: "postgresql-15"),
+                          serverUser() == nil ? "needs the user postgres (Debian's postgresql) or scratchtest (make deps makes it)" : nil)
     }
 
     static func serverUser() -> (uid: uid_t, gid: gid_t)? {

@@ -65,9 +65,8 @@ final class RunningApp {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = errors
-        let out = outputData, err = errorData
-        output.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
-        errors.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+        outputData.collect(output.fileHandleForReading)
+        errorData.collect(errors.fileHandleForReading)
         try process.run()
     }
 
@@ -86,8 +85,7 @@ final class RunningApp {
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(pid, SIGKILL) }
         process.waitUntilExit()
-        // Let the readability handlers take the last bytes.
-        usleep(50_000)
+        LockedData.waitUntilDrained([(outputData, output.fileHandleForReading), (errorData, errors.fileHandleForReading)])
         return process.terminationStatus
     }
 
@@ -137,30 +135,6 @@ func cpuTicks(_ pid: Int32, thread: Int32? = nil) throws -> Int {
     let stat = try String(contentsOfFile: path, encoding: .utf8)
     let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
     return Int(fields[11])! + Int(fields[12])!      // utime, stime: fields 14 and 15 of the line
-}
-
-/// Bytes appended from another thread.
-final class LockedData: @unchecked Sendable {
-    /// Whether pieces are stamped with their arrival (opt-in: see RunningApp.init).
-    private let stamping: Bool
-    init(stamping: Bool = false) { self.stamping = stamping }
-    private var data = Data()
-    /// When each piece arrived (CLOCK_MONOTONIC seconds, the clock every process on the
-    /// machine shares) and how many bytes there were then: to time what a program wrote.
-    private var arrivals: [(time: Double, count: Int)] = []
-    private let lock = NSLock()
-    func append(_ more: Data) {
-        let now = stamping ? monotonicNow() : 0
-        lock.lock(); data.append(more); if stamping { arrivals.append((now, data.count)) }; lock.unlock()
-    }
-    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
-    var bytes: Data { lock.lock(); defer { lock.unlock() }; return data }
-    var count: Int { lock.lock(); defer { lock.unlock() }; return data.count }
-    /// When byte `index` had arrived, or nil if it has not yet.
-    func arrival(ofByte index: Int) -> Double? {
-        lock.lock(); defer { lock.unlock() }
-        return arrivals.first { $0.count > index }?.time
-    }
 }
 
 /// CLOCK_MONOTONIC in seconds.

@@ -165,7 +165,7 @@ import XvfbSupport
         let (card, withCover, foil) = try Self.thumbnailCards(); defer { card.remove() }
         let out = card.folder.appendingPathComponent("thumb.png").path
         // Opened before, as tumbler does: the thumbnail must arrive through this descriptor.
-        FileManager.default.createFile(atPath: out, contents: nil)
+        try Data().write(to: URL(fileURLWithPath: out))
         let reader = try FileHandle(forReadingFrom: URL(fileURLWithPath: out))
         let result = try runToExit(["thumbnail", "--size", "128", withCover, out])
         #expect(result.status == 0, "\(result.err)")

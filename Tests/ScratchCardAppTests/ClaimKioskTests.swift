@@ -6,6 +6,7 @@ import ScratchCore
 import ScratchImage
 import ScratchStore
 import Testing
+import TestRequirementTrait
 import XvfbSupport
 
 /// A kiosk with a claim card, as a winner and a counter meet it: scratched with XTest
@@ -50,7 +51,7 @@ import XvfbSupport
     }
 
     @Test("scratched to the reveal: the QR on screen gives the code the event, the store and the log hold; redeemed once, then refused; slips and another key refused",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg")))
+          .requires(Requirement.zbarimg))
     func revealAndRedeem() throws {
         let promo = try Promotion()
         let deck = promo.deck
@@ -107,7 +108,7 @@ import XvfbSupport
     }
 
     @Test("killed (kill -9) just after the reveal: the card taken up again shows the same code, which the store holds and redeems",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg")))
+          .requires(Requirement.zbarimg))
     func killedAfterReveal() throws {
         let promo = try Promotion()
         let deck = promo.deck
@@ -149,7 +150,7 @@ import XvfbSupport
 }
 
 /// `--print-claims` against a private CUPS server with a cups-pdf printer.
-@Suite(.serialized, .enabled(if: CupsServer.unavailable == nil, "\(CupsServer.unavailable ?? "")"))
+@Suite(.serialized, .requires(CupsServer.unavailable))
 struct ClaimTicketKioskTests {
     @Test("a reveal prints one ticket whose QR decodes to the claim's code; with the printer stopped the kiosk goes on, and the ticket prints when it is enabled")
     func printsTicket() throws {

@@ -1,5 +1,6 @@
 import Foundation
 @preconcurrency import Glibc
+import TestRequirementTrait
 
 /// A private CUPS server for one test: Debian's cupsd with its own configuration, spool
 /// and logs in a temporary folder, listening on 127.0.0.1 at a free port, and one
@@ -15,10 +16,11 @@ final class CupsServer: @unchecked Sendable {
     private let perPrinterConf: String
 
     static var unavailable: String? {
-        if getuid() != 0 { return "needs root (cupsd, the cups-pdf backend)" }
-        for tool in ["/usr/sbin/cupsd", "/usr/sbin/lpadmin", "/usr/lib/cups/backend/cups-pdf", "/usr/bin/zbarimg", "/usr/bin/pdftoppm"]
-        where access(tool, X_OK) != 0 { return "needs \(tool) (scripts/install-deps.sh)" }
-        return nil
+        Requirement.first(Requirement.root(to: "run cupsd and its cups-pdf backend"),
+                          Requirement.executable("/usr/sbin/cupsd", from: "cups-daemon"),
+                          Requirement.executable("/usr/sbin/lpadmin", from: "cups-client"),
+                          Requirement.executable("/usr/lib/cups/backend/cups-pdf", from: "printer-driver-cups-pdf"),
+                          Requirement.zbarimg, Requirement.pdftoppm)
     }
 
     var server: String { "127.0.0.1:\(port)" }

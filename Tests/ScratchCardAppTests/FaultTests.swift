@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchImage
 import XvfbSupport
@@ -14,7 +15,7 @@ import XvfbSupport
     // MARK: - The server cannot attach our segment
 
     @Test("a server running as another user refuses our 0600 segment (BadAccess): XPutImage takes over, drawing works",
-          .enabled(if: Faults.otherUser != nil, "needs root and the scratchtest user (scripts/install-deps.sh)"))
+          .requires(Faults.otherUserUnavailable))
     func shmRefusedFallsBack() throws {
         let user = try #require(Faults.otherUser)
         let card = try WindowTests.card(); defer { card.remove() }
@@ -58,7 +59,7 @@ import XvfbSupport
     // MARK: - A full disk while saving a snapshot
 
     @Test("a full disk while saving a snapshot: reported, the program goes on, no partial file, the old file whole",
-          .enabled(if: Faults.canMountTmpfs, "mounting a small tmpfs needs root (CAP_SYS_ADMIN)"))
+          .requires(Faults.tmpfsUnavailable))
     func diskFullSnapshot() throws {
         let card = try WindowTests.card(); defer { card.remove() }
         let shots = try Faults.SmallDisk(kilobytes: 64); defer { shots.remove() }
@@ -132,17 +133,28 @@ enum Faults {
     static let shmDest = 0o1000
 
     /// The `scratchtest` system user (scripts/install-deps.sh creates it), when we are
-    /// root and so can start a server as that user.
+    /// root and so can start a server as that user (`otherUserUnavailable` is nil).
     static let otherUser: (uid: UInt32, gid: UInt32)? = {
-        guard getuid() == 0, let entry = getpwnam("scratchtest") else { return nil }
+        guard otherUserUnavailable == nil, let entry = getpwnam("scratchtest") else { return nil }
         return (entry.pointee.pw_uid, entry.pointee.pw_gid)
     }()
 
-    /// Whether we may mount a tmpfs (root with CAP_SYS_ADMIN; a container may refuse).
-    static let canMountTmpfs: Bool = {
-        guard getuid() == 0, let disk = try? SmallDisk(kilobytes: 4) else { return false }
-        disk.remove()
-        return true
+    /// What keeps `otherUser` from being had here (root, the user), or nil.
+    static var otherUserUnavailable: String? {
+        Requirement.first(Requirement.root(to: "start an X server as another user"),
+                          Requirement.user("scratchtest", madeBy: "make deps, as root,"))
+    }
+
+    /// What keeps this process from mounting a tmpfs (root, and a kernel or container
+    /// that lets it: CAP_SYS_ADMIN), or nil: tried once, on a 4 KiB one.
+    static let tmpfsUnavailable: String? = {
+        if let missing = Requirement.root(to: "mount a tmpfs") { return missing }
+        do {
+            try SmallDisk(kilobytes: 4).remove()
+            return nil
+        } catch {
+            return "needs to mount a tmpfs, which this machine refuses to root (\(error); a container without CAP_SYS_ADMIN?)"
+        }
     }()
 
     struct Segment: CustomStringConvertible {

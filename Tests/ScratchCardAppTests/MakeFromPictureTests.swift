@@ -54,7 +54,7 @@ import Dealing
         #expect(info.out.contains("My photo.png"), "the picture is the prize: \(info.out)")
         // Not a picture: exit 2 naming it, nothing written.
         let notes = folder.appendingPathComponent("notes.png").path
-        FileManager.default.createFile(atPath: notes, contents: Data("text".utf8))
+        try Data("text".utf8).write(to: URL(fileURLWithPath: notes))
         let refused = try makeFrom(notes, environment: environment)
         #expect(refused.status == 2 && refused.err.contains("notes.png") && refused.out.isEmpty, "\(refused)")
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("notes.scratchcard").path))

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchImage
 import XvfbSupport
@@ -77,7 +78,7 @@ import XvfbSupport
     /// On a server whose mode has timings (Xorg's dummy driver at 75 Hz), the pace is the
     /// monitor's; `--max-fps` wins over it.
     @Test("the pace is the refresh rate of the monitor under the window, from RandR; --max-fps wins",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .requires(DummyXorg.unavailable))
     func paceFollowsTheMonitor() throws {
         let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
         defer { server.stop() }
@@ -163,7 +164,7 @@ import XvfbSupport
     /// the card is up (xrandr, as a user would): the program reads the rate again and
     /// paces at the new interval from then on.
     @Test("the pace follows the monitor: a mode changed with xrandr while running sets the new interval",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .requires(DummyXorg.unavailable))
     func paceFollowsAModeChange() throws {
         let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
         defer { server.stop() }

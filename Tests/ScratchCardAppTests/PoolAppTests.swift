@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchStore
 import PostgresSupport
@@ -8,7 +9,7 @@ import XvfbSupport
 
 /// Many kiosks, one prize pool, against a real PostgreSQL server of the test's own: 8
 /// `pool deal` processes and a real kiosk under Xvfb scratched through XTest, all at once.
-@Suite(.serialized, .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+@Suite(.serialized, .requires(PostgresServer.unavailable))
 struct PoolAppTests {
     static let size = PixelSize(width: 160, height: 120)
     static let bikeColour = RGBA(r: 220, g: 30, b: 40), thanksColour = RGBA(r: 20, g: 40, b: 230)

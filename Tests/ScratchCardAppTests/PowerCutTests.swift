@@ -2,6 +2,7 @@ import CardRules
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchStore
 import XvfbSupport
@@ -15,9 +16,10 @@ import XvfbSupport
 @Suite(.serialized) struct PowerCutTests {
     static let size = PixelSize(width: 160, height: 120)
 
-    @Test("50 power cuts at random moments: the store opens, every deal shown is resumed or ended once, stock holds, strokes 150 ms + one sync old survive")
+    @Test("50 power cuts at random moments: the store opens, every deal shown is resumed or ended once, stock holds, strokes 150 ms + one sync old survive",
+          .requires(Requirement.first(Requirement.root(to: "mount powercutfs, a FUSE file system"),
+                                      Requirement.device("/dev/fuse", to: "mount powercutfs, a FUSE file system"))))
     func fiftyPowerCuts() throws {
-        try #require(getuid() == 0 && access("/dev/fuse", R_OK | W_OK) == 0, "the power-cut test mounts a FUSE file system: run as root, with /dev/fuse")
         let seed = UInt64(Date().timeIntervalSince1970 * 1000)
         var rng = SplitMix64(seed: seed)
         let deck = try StockedDeck([.init(id: "bike", colour: RGBA(r: 220, g: 30, b: 40), stock: 3, weight: 2),

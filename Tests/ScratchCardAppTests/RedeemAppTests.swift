@@ -6,6 +6,7 @@ import CardRules
 import ScratchCore
 import ScratchStore
 import Testing
+import TestRequirementTrait
 
 /// `scratchcard claim-key new`, `redeem` and `claims` as a counter uses them: real
 /// processes against a real store and a private PostgreSQL pool.
@@ -28,8 +29,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let inFile = folder.appendingPathComponent("in"), outFile = folder.appendingPathComponent("out"), errFile = folder.appendingPathComponent("err")
         try input.write(to: inFile, atomically: false, encoding: .utf8)
-        FileManager.default.createFile(atPath: outFile.path, contents: nil)
-        FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        try Data().write(to: outFile)
+        try Data().write(to: errFile)
         process.standardInput = try FileHandle(forReadingFrom: inFile)
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
@@ -63,7 +64,7 @@ import Testing
         let loose = try Self.run(["redeem", "00000", "--claim-key", path, "--store", store])
         #expect(loose.status == 2 && loose.err.contains("mode 644"), "\(loose)")
         let short = folder.appendingPathComponent("short.key").path
-        FileManager.default.createFile(atPath: short, contents: Data("0011223344\n".utf8), attributes: [.posixPermissions: 0o600])
+        try #require(FileManager.default.createFile(atPath: short, contents: Data("0011223344\n".utf8), attributes: [.posixPermissions: 0o600]))
         let shortRun = try Self.run(["redeem", "00000", "--claim-key", short, "--store", store])
         #expect(shortRun.status == 2 && shortRun.err.contains("too short"), "\(shortRun)")
         let missing = try Self.run(["redeem", "00000", "--claim-key", folder.appendingPathComponent("none.key").path, "--store", store])
@@ -140,7 +141,7 @@ import Testing
     }
 
     @Test("eight redeem processes on one code against the pool at once: exactly one exit 0, seven exit 3 naming it",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func eightCounters() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -174,7 +175,7 @@ import Testing
         let otherPath = folder.appendingPathComponent("other.key").path
         _ = try ClaimKey.createFile(at: otherPath)
         let deckPath = folder.appendingPathComponent("deck.json").path
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("bike.png").path, contents: Data())
+        try Data().write(to: folder.appendingPathComponent("bike.png"))
         try #"{"cards": [{"id": "bike", "prize": "bike.png"}]}"#.write(toFile: deckPath, atomically: false, encoding: .utf8)
         let wrong = try Self.run(["pool", "deal", "--pool", server.conninfo, "--deck", deckPath, "--count", "1", "--claim-key", otherPath],
                                  environment: server.environment)
@@ -182,7 +183,7 @@ import Testing
     }
 
     @Test("pool deal --claim-key makes a claim for each claim card dealt, as a kiosk does; claims --pool lists them; they redeem",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func poolDealMakesClaims() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -191,8 +192,8 @@ import Testing
         let keyPath = folder.appendingPathComponent("promo.key").path
         _ = try Self.run(["claim-key", "new", keyPath])
         let deckPath = folder.appendingPathComponent("deck.json").path
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("bike.png").path, contents: Data())
-        FileManager.default.createFile(atPath: folder.appendingPathComponent("thanks.png").path, contents: Data())
+        try Data().write(to: folder.appendingPathComponent("bike.png"))
+        try Data().write(to: folder.appendingPathComponent("thanks.png"))
         try #"{"cards": [{"id": "bike", "prize": "bike.png", "stock": 3, "claim": true}, {"id": "thanks", "prize": "thanks.png", "weight": 0.0001}]}"#
             .write(toFile: deckPath, atomically: false, encoding: .utf8)
         let pool = ["--pool", server.conninfo]
@@ -213,7 +214,7 @@ import Testing
     }
 
     @Test("a pool of 500 claims redeemed by 8 counters at once, each reading all 500 codes: each claim redeemed exactly once",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func fiveHundred() throws {
         let server = try PostgresServer()
         defer { server.stop() }

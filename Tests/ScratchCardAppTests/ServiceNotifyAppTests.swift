@@ -12,6 +12,28 @@ import XvfbSupport
 @Suite(.serialized) struct ServiceNotifyAppTests {
     static let size = PixelSize(width: 160, height: 120)
 
+    /// A launcher (python3, which make deps installs) that makes the program's stdout a
+    /// datagram socket connected to the listener's address (the first argument), then
+    /// execs the program: its event lines then come into the same queue as its notify
+    /// messages, in the order it sent them. Two readers of two channels (a pipe and the
+    /// socket), each stamping what it reads, order them as the scheduler pleases: once
+    /// READY=1 was stamped 310 µs before the ready line it followed.
+    static let stdoutToListener = [
+        "/usr/bin/python3", "-c",
+        "import os, socket, sys\n"
+            + "s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)\n"
+            + "s.connect(sys.argv[1])\n"
+            + "os.dup2(s.fileno(), 1)\n"
+            + "os.execv(sys.argv[2], sys.argv[2:])\n",
+    ]
+
+    /// The program's event lines among the listener's datagrams, in order.
+    static func events(_ listener: NotifyListener) -> [[String: Any]] {
+        listener.messages.flatMap(\.lines).compactMap { line in
+            line.hasPrefix("{") ? (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] : nil
+        }
+    }
+
     @Test("READY=1 once the first card is on screen, STATUS= naming the deal, then sold out; WATCHDOG=1 at half WATCHDOG_USEC; STOPPING=1 at SIGTERM")
     func readyStatusWatchdogStopping() throws {
         let listener = try NotifyListener(); defer { listener.stop() }
@@ -22,8 +44,9 @@ import XvfbSupport
         environment["NOTIFY_SOCKET"] = listener.address
         environment["WATCHDOG_USEC"] = "1000000"
         let app = try RunningApp(deck.kioskArguments(idleReset: 1, abandonReset: 30, extra: ["--reveal-at", "40"]),
-                                 environment: environment, stampOutput: true)
+                                 environment: environment, launcher: Self.stdoutToListener + [listener.address])
         defer { if app.process.isRunning { kill(app.pid, SIGKILL); app.wait() } }
+        func eventNames() -> [String] { Self.events(listener).compactMap { $0["event"] as? String } }
 
         // READY=1: by then the card is on screen (the cover's grey, not a black window).
         try #require(waitUntil(timeout: 20) { !listener.times(of: "READY=1").isEmpty }, "no READY=1: \(app.standardError)")
@@ -36,10 +59,12 @@ import XvfbSupport
         #expect(listener.times(of: "READY=1").count == 1)
         // After the first frame, so after the `ready` event (written when the window is
         // mapped, before its first put): a READY=1 sent at the map would come first.
-        let readyLine = try #require(app.arrival(ofLineContaining: "\"event\":\"ready\""))
-        let ready = try #require(listener.times(of: "READY=1").first)
-        #expect(ready > readyLine, "READY=1 came \(Int((readyLine - ready) * 1e6)) µs before the ready event")
-        let deal = try #require(app.cardShown?.deal)
+        let sent = listener.messages
+        let readyLine = try #require(sent.firstIndex { $0.text.contains("\"event\":\"ready\"") }, "no ready line: \(sent.map(\.text))")
+        let ready = try #require(sent.firstIndex { $0.lines.contains("READY=1") })
+        #expect(ready > readyLine, "READY=1 was sent before the ready event: \(sent.map(\.text))")
+        let shown = Self.events(listener).last { ["ready", "new-card"].contains($0["event"] as? String) }
+        let deal = try #require(shown?["deal"] as? String, "\(sent.map(\.text))")
         #expect(listener.values(of: "STATUS").contains { $0.contains(deal) && $0.contains("bike") }, "\(listener.values(of: "STATUS"))")
 
         // The watchdog at half of 1 s: every 0.5 s, from the loop, while nothing happens.
@@ -55,7 +80,7 @@ import XvfbSupport
             try server.xdotool("mousemove", "0", "\(y)", "mousedown", "1", "mousemove", "80", "\(y)", "mousemove", "159", "\(y)", "mouseup", "1")
         }
         #expect(waitUntil(timeout: 10) { listener.values(of: "STATUS").last?.contains("sold out") == true },
-                "\(listener.values(of: "STATUS")), events \(app.eventNames)")
+                "\(listener.values(of: "STATUS")), events \(eventNames())")
 
         kill(app.pid, SIGTERM)
         #expect(app.wait() == 0)

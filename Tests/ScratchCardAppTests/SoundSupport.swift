@@ -122,12 +122,36 @@ extension SoundRecording {
     /// `threshold` RMS: when a sound began.
     func onset(after start: Double, threshold: Double) -> Double? {
         let all = samples
-        var i = samples(from: 0, to: start).count
-        while i + 240 <= all.count {
-            if Self.rms(all[i..<i + 240]) > threshold { return time(ofSample: i) }
+        return Self.onset(in: all[samples(from: 0, to: start).count...], threshold: threshold).flatMap { time(ofSample: $0) }
+    }
+
+    /// The index of the first 5 ms block of `samples` (blocks 2.5 ms apart) louder than
+    /// `threshold` RMS: where a sound begins, wherever in the recording it fell.
+    static func onset(in samples: ArraySlice<Int16>, threshold: Double) -> Int? {
+        var i = samples.startIndex
+        while i + 240 <= samples.endIndex {
+            if rms(samples[i..<i + 240]) > threshold { return i }
             i += 120
         }
         return nil
+    }
+
+    /// The pitch of a tone, in Hz: the sample rate over the median period between its
+    /// upward zero crossings (each interpolated between its two samples). A median, so
+    /// that neither silence at either end nor a dropout in the middle (an output starved
+    /// on a busy machine: one read 330 Hz for 440 by counting crossings over the span)
+    /// moves it. Crossings between samples within 200 of zero (noise, a fade's tail) are
+    /// not counted. Nil when fewer than 3 upward crossings are found.
+    static func pitch(of samples: ArraySlice<Int16>) -> Double? {
+        var crossings: [Double] = []
+        for i in samples.indices.dropFirst() {
+            let a = Int(samples[i - 1]), b = Int(samples[i])
+            guard a < 0, b >= 0, b - a > 200 else { continue }
+            crossings.append(Double(i - 1) + Double(a) / Double(a - b))     // where the line from a to b crosses 0
+        }
+        guard crossings.count >= 3 else { return nil }
+        let periods = zip(crossings, crossings.dropFirst()).map { $0.1 - $0.0 }.sorted()
+        return rate / periods[periods.count / 2]
     }
 }
 

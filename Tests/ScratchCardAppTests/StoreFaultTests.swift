@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchStore
 import XvfbSupport
@@ -41,14 +42,8 @@ import XvfbSupport
         }
     }
 
-    /// True when this process may mount a tmpfs (root, and a kernel that lets it).
-    static let canMount: Bool = {
-        guard getuid() == 0 else { return false }
-        return (try? Mount(sizeKiB: 64)) != nil
-    }()
-
     @Test("a store in a read-only folder: exit 2 naming the store and the problem, before any window",
-          .enabled(if: canMount, "needs root to mount a read-only tmpfs"))
+          .requires(Faults.tmpfsUnavailable))
     func readOnlyFolder() throws {
         let mount = try Mount(sizeKiB: 256, readOnly: true)
         let deck = try StoreAppTests.deck(); defer { deck.remove() }
@@ -60,7 +55,7 @@ import XvfbSupport
     }
 
     @Test("a full disk at start: exit 2, 'the disk is full', naming the store",
-          .enabled(if: canMount, "needs root to mount a small tmpfs"))
+          .requires(Faults.tmpfsUnavailable))
     func fullDiskAtStart() throws {
         let mount = try Mount(sizeKiB: 256)
         _ = mount.fill()
@@ -72,7 +67,7 @@ import XvfbSupport
     }
 
     @Test("the disk fills while the kiosk runs: the card on show carries on (scratches shown), said once; no deal is shown uncommitted; once space is back, deals go on",
-          .enabled(if: canMount, "needs root to mount a small tmpfs"))
+          .requires(Faults.tmpfsUnavailable))
     func diskFillsWhileRunning() throws {
         let mount = try Mount(sizeKiB: 1024)
         let deck = try StoreAppTests.deck([nil]); defer { deck.remove() }

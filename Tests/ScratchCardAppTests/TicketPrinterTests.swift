@@ -6,12 +6,13 @@ import QRCode
 import CardRules
 import ScratchCore
 import Testing
+import TestRequirementTrait
 import TicketPrinter
 
 /// The printing room against a private CUPS server with a cups-pdf printer: what comes
 /// out is a PDF whose QR decodes to the claim's code; a stopped queue holds the ticket
 /// until it is enabled; a server not there yet is tried again until it is.
-@Suite(.serialized, .enabled(if: CupsServer.unavailable == nil, "\(CupsServer.unavailable ?? "")"))
+@Suite(.serialized, .requires(CupsServer.unavailable))
 struct TicketPrinterTests {
     static func ticket() throws -> (pdf: [UInt8], code: ClaimCode) {
         let code = try ClaimKey.generate().code(forDeal: DealID.random().text)

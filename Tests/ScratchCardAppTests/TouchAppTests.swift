@@ -2,6 +2,7 @@ import CardRules
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import InputTest
 import XvfbSupport
@@ -14,7 +15,6 @@ import XvfbSupport
     static let cover = RGBA(r: 180, g: 180, b: 185)
     static let prize = RGBA(r: 240, g: 160, b: 20)
     static let size = PixelSize(width: 300, height: 200)
-    static let available = DummyXorg.hasInputTest
 
     /// A card of two solid colours at the window's size, shown at scale 1.
     static func card() throws -> SolidCard { try SolidCard(cover: cover, prize: prize, size: size) }
@@ -93,7 +93,7 @@ import XvfbSupport
     }
 
     @Test("two real fingers scratch two paths at once, each its own stroke; a third beyond --max-fingers scratches nothing, even once one lifts",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func twoFingersAtOnce() throws {
         try Self.onFreshServer([.touch]) { card, server in
             let screen = try server.device(.touch)
@@ -149,7 +149,7 @@ import XvfbSupport
     }
 
     @Test("a real mouse and a finger scratch at once, each its own stroke: touch selected, the pointer still works",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func mouseAndFingerAtOnce() throws {
         try Self.onFreshServer([.touch, .pointerAbsolute]) { card, server in
             let screen = try server.device(.touch), mouse = try server.device(.pointerAbsolute)
@@ -184,7 +184,7 @@ import XvfbSupport
     }
 
     @Test("a finger dragged off the window keeps its stroke to the edge, and back in goes on; the card takes new touches after",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func fingerLeavesTheWindow() throws {
         try Self.onFreshServer([.touch]) { card, server in
             let screen = try server.device(.touch)
@@ -210,7 +210,7 @@ import XvfbSupport
     }
 
     @Test("after a finger lifts (TouchEnd) the next touch starts a new stroke: nothing joins the two paths",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func touchEndEndsTheStroke() throws {
         try Self.onFreshServer([.touch]) { card, server in
             let screen = try server.device(.touch)
@@ -246,7 +246,7 @@ import XvfbSupport
     }
 
     @Test("kiosk: a finger held still past --abandon-reset keeps the card and costs no CPU; lifted, the card is abandoned",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func heldFingerIsNotAbandoned() throws {
         try Self.onFreshServer([.touch]) { card, server in
             let screen = try server.device(.touch)
@@ -279,7 +279,7 @@ import XvfbSupport
     /// of button 1 on the windows it manages, which a finger's emulated press would
     /// trigger) must not keep the fingers from the card, nor its keys the chord.
     @Test("kiosk under openbox: two real fingers scratch the full-screen card; the chord on a real keyboard ends it",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func kioskUnderAWindowManager() throws {
         try Self.onFreshServer([.touch, .keyboard]) { card, server in
             let manager = try WindowManager(server: server, clickToFocus: true)
@@ -319,7 +319,7 @@ import XvfbSupport
     }
 
     @Test("kiosk: the operator's chord typed on a real keyboard leaves kiosk mode; other keys and near chords do not",
-          .enabled(if: available, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func chordOnARealKeyboard() throws {
         try Self.onFreshServer([.keyboard]) { card, server in
             let keyboard = try server.device(.keyboard)

@@ -231,7 +231,7 @@ struct CardFileDesktopTests {
 
 /// Runs `program` to its end with its output (and its children's) going to the file `output`.
 func launch(_ program: String, _ arguments: [String], environment: [String: String], output: String) throws -> Int32 {
-    FileManager.default.createFile(atPath: output, contents: nil)
+    try Data().write(to: URL(fileURLWithPath: output))
     let file = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
     defer { try? file.close() }
     let process = Process()
@@ -320,7 +320,7 @@ final class SessionBus {
 final class Watched {
     private let process = Process()
     private let output = Pipe()
-    private let collected = Collected()
+    private let collected = LockedData()
 
     init(_ program: String, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: program)

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import XvfbSupport
 
 /// The .deb `make test` made (make deb), installed into this very system with apt-get,
@@ -14,8 +15,8 @@ struct DebianPackageTests {
         #expect(result.status == 0 && tags.isEmpty, "lintian: \(tags.joined(separator: "\n")) \(result.err)")
     }
 
-    @Test func debInstallsRunsFromTheMenuAndPurgesCleanly() throws {
-        try #require(getuid() == 0, "apt-get install needs root")
+    @Test(.requires(Requirement.first(Requirement.root(to: "install the .deb with apt-get"), HiddenFolders.unavailable)))
+    func debInstallsRunsFromTheMenuAndPurgesCleanly() throws {
         let deb = try Checkout.deb()
         var environment = ProcessInfo.processInfo.environment
         environment["DEBIAN_FRONTEND"] = "noninteractive"

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import ScratchCore
+import TestRequirements
 import ScratchImage
 import XvfbSupport
 
@@ -80,34 +81,18 @@ func run(_ program: String, _ arguments: [String], environment: [String: String]
     process.standardInput = FileHandle.nullDevice
     process.standardOutput = output
     process.standardError = errors
-    let out = Collected(), err = Collected()
-    output.fileHandleForReading.readabilityHandler = { out.append($0.availableData) }
-    errors.fileHandleForReading.readabilityHandler = { err.append($0.availableData) }
+    let out = LockedData(), err = LockedData()
+    out.collect(output.fileHandleForReading)
+    err.collect(errors.fileHandleForReading)
     try process.run()
     let deadline = Date().addingTimeInterval(timeout)
     while process.isRunning && Date() < deadline { usleep(10_000) }
     if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     process.waitUntilExit()
-    // The last of the output may still be on its way to the handlers: wait for both
-    // pipes' end (a fixed 30 ms once lost systemd-analyze's last line on a busy machine),
-    // for a while only, since a daemon the program started may hold a pipe open.
-    let drained = Date().addingTimeInterval(5)
-    while !(out.ended && err.ended) && Date() < drained { usleep(5_000) }
+    LockedData.waitUntilDrained([(out, output.fileHandleForReading), (err, errors.fileHandleForReading)])
     output.fileHandleForReading.readabilityHandler = nil
     errors.fileHandleForReading.readabilityHandler = nil
     return (process.terminationStatus, out.text, err.text)
-}
-
-/// Bytes appended from another thread.
-final class Collected: @unchecked Sendable {
-    private var data = Data()
-    private var sawEnd = false
-    private let lock = NSLock()
-    /// Appends `more`; empty data is the pipe's end (what a readability handler gets then).
-    func append(_ more: Data) { lock.lock(); if more.isEmpty { sawEnd = true } else { data.append(more) }; lock.unlock() }
-    /// True once the pipe's end was seen.
-    var ended: Bool { lock.lock(); defer { lock.unlock() }; return sawEnd }
-    var text: String { lock.lock(); defer { lock.unlock() }; return String(decoding: data, as: UTF8.self) }
 }
 
 /// A mount namespace in which the given folders are empty (a tmpfs over each): a
@@ -118,9 +103,16 @@ final class HiddenFolders {
     private let holder: Process
     let hidden: [String]
 
+    /// What this machine lacks to make one (root, unshare and nsenter), or nil.
+    static var unavailable: String? {
+        Requirement.first(Requirement.root(to: "make a mount namespace (unshare -m)"),
+                          Xvfb.find("unshare") == nil || Xvfb.find("nsenter") == nil
+                              ? "needs unshare and nsenter (Debian's util-linux, which make deps installs)" : nil)
+    }
+
     init(_ folders: [String]) throws {
-        guard getuid() == 0 else { throw XvfbError("a mount namespace needs root") }
-        guard let unshare = Xvfb.find("unshare"), Xvfb.find("nsenter") != nil else { throw XvfbError("unshare/nsenter missing (util-linux)") }
+        if let missing = Self.unavailable { throw XvfbError(missing) }
+        let unshare = Xvfb.find("unshare")!
         holder = Process()
         holder.executableURL = URL(fileURLWithPath: unshare)
         holder.arguments = ["--mount", "--propagation", "private", "sleep", "3600"]
@@ -173,7 +165,7 @@ final class HiddenFolders {
 final class Started {
     let process = Process()
     private let output = Pipe(), errors = Pipe()
-    private let out = Collected(), err = Collected()
+    private let out = LockedData(), err = LockedData()
 
     init(_ program: String, _ arguments: [String], environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: program)
@@ -182,9 +174,8 @@ final class Started {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = output
         process.standardError = errors
-        let o = out, e = err
-        output.fileHandleForReading.readabilityHandler = { o.append($0.availableData) }
-        errors.fileHandleForReading.readabilityHandler = { e.append($0.availableData) }
+        out.collect(output.fileHandleForReading)
+        err.collect(errors.fileHandleForReading)
         try process.run()
     }
 
@@ -210,7 +201,7 @@ final class Started {
         while process.isRunning && Date() < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        usleep(50_000)
+        LockedData.waitUntilDrained([(out, output.fileHandleForReading), (err, errors.fileHandleForReading)])
         return process.terminationStatus
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import ScratchCore
 import ScratchImage
 import Testing
+import TestRequirementTrait
 import XvfbSupport
 
 /// Runs `binary` inside `namespace` under a private Xvfb and checks, from the window's
@@ -57,7 +58,8 @@ func close(_ a: RGBA, _ b: RGBA, _ tolerance: Int) -> Bool {
 struct InstalledCardTests {
     /// `make install` into a DESTDIR; the installed binary runs in a mount namespace
     /// with empty folders over the Swift toolchain and the checkout's .build.
-    @Test func installedBinaryRunsTheBuiltInCardWithNoToolchainOrBuild() throws {
+    @Test(.requires(HiddenFolders.unavailable))
+    func installedBinaryRunsTheBuiltInCardWithNoToolchainOrBuild() throws {
         let destdir = try Checkout.install()
         defer { try? FileManager.default.removeItem(atPath: destdir) }
         let toolchain = try #require(Checkout.toolchain)

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import CardRules
 import ScratchCore
 import PostgresSupport
@@ -86,7 +87,7 @@ import PostgresSupport
     }
 
     @Test("the pool: the deal statement writes the claim; redeemed once; the key's fingerprint is recorded and another refused",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func poolClaims() throws {
         let server = try PostgresServer()
         defer { server.stop() }
@@ -123,7 +124,7 @@ import PostgresSupport
     }
 
     @Test("8 counters on one pool code at once: exactly one redeems it, seven are told who did",
-          .enabled(if: PostgresServer.unavailable == nil))
+          .requires(PostgresServer.unavailable))
     func poolRace() throws {
         let server = try PostgresServer()
         defer { server.stop() }

@@ -2,6 +2,7 @@ import CardRules
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import PostgresSupport
 @testable import ScratchStore
@@ -74,7 +75,7 @@ import PostgresSupport
 }
 
 /// The pool against a real PostgreSQL server of the test's own.
-@Suite(.serialized, .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+@Suite(.serialized, .requires(PostgresServer.unavailable))
 struct PoolTests {
     let bike = DeckCard(id: "bike", prize: "/p/bike.png", weight: 1, stock: 20)
     let thanks = DeckCard(id: "thanks", prize: "/p/thanks.png", weight: 3)

@@ -40,7 +40,7 @@ import XvfbSupport
     /// CLIPBOARD until xclip takes it) until xclip answers TARGETS with `type`.
     func xclipIn(_ server: Xvfb, _ window: X11Window, type: String, bytes: [UInt8]) throws {
         let path = NSTemporaryDirectory() + "clip-\(getpid())-\(UUID().uuidString)"
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
         let loader = try ClientProcess("xclip", ["-selection", "clipboard", "-t", type, "-i", path], environment: server.environment)
         let deadline = Date().addingTimeInterval(10)
         // It exits once its child owns the CLIPBOARD; stopped before, it never would.

@@ -8,9 +8,9 @@ import XvfbSupport
 /// with XTest, with and without a window manager.
 @Suite(.serialized) struct DropTargetTests {
     /// A picture file (its bytes matter not here: the test decides what it can use).
-    func file(_ name: String) -> String {
+    func file(_ name: String) throws -> String {
         let path = NSTemporaryDirectory() + "drop-\(getpid())-\(name)"
-        FileManager.default.createFile(atPath: path, contents: Data([1, 2, 3]))
+        try Data([1, 2, 3]).write(to: URL(fileURLWithPath: path))
         return path
     }
 
@@ -45,7 +45,7 @@ import XvfbSupport
         window.acceptDrops { paths in asked.append(paths); return paths.contains { $0.hasSuffix(".png") } }
         #expect(try server.xprop(id: window.windowID, "XdndAware").contains("XdndAware(ATOM) = "))
         #expect(window.map())
-        let photo = file("My photo.png")
+        let photo = try file("My photo.png")
         let source = try GTKDragSource(server: server, x: 400, y: 100, uris: [URL(fileURLWithPath: photo).absoluteString])
         let events = try drag(source, onto: window, server)
         #expect(dropped(events) == [[photo]], "events \(events), source said \(source.client.outputText)")
@@ -62,7 +62,7 @@ import XvfbSupport
         var asked = 0
         window.acceptDrops { paths in asked += 1; return paths.contains { $0.hasSuffix(".png") } }
         #expect(window.map())
-        let notes = file("notes.txt")
+        let notes = try file("notes.txt")
         let source = try GTKDragSource(server: server, x: 400, y: 100, uris: [URL(fileURLWithPath: notes).absoluteString])
         let events = try drag(source, onto: window, server)
         #expect(dropped(events).isEmpty, "\(events)")
@@ -94,7 +94,7 @@ import XvfbSupport
         // 4,000 names of 100 bytes: 400 kB, more than GTK sends in one piece.
         let padding = String(repeating: "x", count: 80)
         var uris = (0..<4000).map { "file:///tmp/\(padding)-\($0).txt" }
-        let photo = file("late.png")
+        let photo = try file("late.png")
         uris.append(URL(fileURLWithPath: photo).absoluteString)
         let source = try GTKDragSource(server: server, x: 400, y: 100, uris: uris)
         // Over the target long enough for the 400 kB list to come in pieces before the
@@ -116,7 +116,7 @@ import XvfbSupport
         window.acceptDrops { paths in paths.contains { $0.hasSuffix(".png") } }
         #expect(window.map(timeout: 15), "openbox: \(manager.log)")
         _ = window.nextEvents(timeout: 0.3)
-        let photo = file("wm.png")
+        let photo = try file("wm.png")
         // Openbox places the source where it likes: find its window and drag from its middle.
         let source = try GTKDragSource(server: server, x: 380, y: 100, uris: [URL(fileURLWithPath: photo).absoluteString])
         let events = try drag(source, onto: window, server)

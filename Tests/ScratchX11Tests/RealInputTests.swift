@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestRequirementTrait
 import ScratchCore
 @testable import ScratchX11
 import InputTest
@@ -69,7 +70,7 @@ import XvfbSupport
     }
 
     @Test("two real touches reach the window as touch events with their ids, at the sub-pixel points sent",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func realTouchesAreTranslated() throws {
         try Self.onFreshServer([.touch]) { server in
             let screen = try server.device(.touch)
@@ -106,7 +107,7 @@ import XvfbSupport
     /// The driver's axes run over 0...65535 and the server scales them by width / 65536:
     /// the last value is just short of the screen's far edge, the middle one its middle.
     @Test("the inputtest axes map to the screen as value × size / 65536",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func valuatorsMapToTheScreen() throws {
         try Self.onFreshServer([.touch]) { server in
             let screen = try server.device(.touch)
@@ -124,7 +125,7 @@ import XvfbSupport
     }
 
     @Test("a window that selects touch gets no emulated pointer events for a touch; one that does not, gets them",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func touchIsNotAlsoThePointer() throws {
         try Self.onFreshServer([.touch]) { server in
             let screen = try server.device(.touch)
@@ -159,7 +160,7 @@ import XvfbSupport
     /// master pointer to it, as a core motion just before the touch (the pointer
     /// emulation's; its press is not sent): that motion is dropped, the mouse's own stay.
     @Test("a finger touching while the mouse drags: the server's jump of the pointer to the finger is not a motion",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func emulatedMotionIsDropped() throws {
         try Self.onFreshServer([.touch, .pointerAbsolute]) { server in
             let screen = try server.device(.touch), mouse = try server.device(.pointerAbsolute)
@@ -190,7 +191,7 @@ import XvfbSupport
     }
 
     @Test("a real absolute pointer: motions to pixel centres and button 1 come as press, motion, release at those pixels",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func realAbsolutePointer() throws {
         try Self.onFreshServer([.pointerAbsolute]) { server in
             let pointer = try server.device(.pointerAbsolute)
@@ -216,7 +217,7 @@ import XvfbSupport
     }
 
     @Test("a real keyboard: the driver takes X keycodes (evdev + 8); Ctrl held comes as the modifier",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func realKeyboard() throws {
         try Self.onFreshServer([.keyboard, .pointerAbsolute]) { server in
             let keyboard = try server.device(.keyboard), pointer = try server.device(.pointerAbsolute)

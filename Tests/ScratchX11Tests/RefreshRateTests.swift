@@ -1,4 +1,5 @@
 import Testing
+import TestRequirementTrait
 import CX11
 import ScratchCore
 @testable import ScratchX11
@@ -31,7 +32,7 @@ import XvfbSupport
     }
 
     @Test("Xorg's dummy driver in a 75 Hz mode: the rate of the CRTC under the window",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .requires(DummyXorg.unavailable))
     func dummyXorgAt75Hz() throws {
         let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
         defer { server.stop() }
@@ -44,7 +45,7 @@ import XvfbSupport
     }
 
     @Test("the monitor's mode changes (xrandr): the window hears of it and reads the new rate",
-          .enabled(if: DummyXorg.isAvailable, "needs root, Xorg and xserver-xorg-video-dummy"))
+          .requires(DummyXorg.unavailable))
     func modeChangeIsHeard() throws {
         let server = try DummyXorg(modeline: "800x600_75 49.00 800 840 920 1040 600 603 607 628 -hsync +vsync")
         defer { server.stop() }

@@ -5,6 +5,7 @@
 import Foundation
 @preconcurrency import Glibc
 import InputTest
+import TestRequirements
 
 /// Xorg on the dummy driver with one monitor in one mode, stopped by `stop()` or when released.
 ///
@@ -40,17 +41,24 @@ public final class DummyXorg: TestXServer {
     /// An 800x600 mode at 60 Hz, for tests that need a screen and not a rate of their own.
     public static let modeline800x600at60 = "800x600_60 38.22 800 832 912 1024 600 601 604 622 -hsync +vsync"
 
-    /// Whether this machine can run it: root, Xorg and the dummy driver installed.
-    public static var isAvailable: Bool {
-        getuid() == 0 && Xvfb.find("Xorg") != nil
-            && access("/usr/lib/xorg/modules/drivers/dummy_drv.so", F_OK) == 0
+    /// What this machine lacks to run it (root, Xorg, the dummy driver), or nil.
+    public static var unavailable: String? {
+        Requirement.first(Requirement.root(to: "start Xorg (it takes an absolute -config path from root only)"),
+                          Xvfb.find("Xorg") == nil ? "needs Xorg (Debian's xserver-xorg-core, which make deps installs)" : nil,
+                          Requirement.file("/usr/lib/xorg/modules/drivers/dummy_drv.so", from: "xserver-xorg-video-dummy"))
     }
 
-    /// Whether it can also have inputtest devices: `isAvailable`, and Xorg's inputtest
-    /// driver (xserver-xorg-core has it) installed.
-    public static var hasInputTest: Bool {
-        isAvailable && access("/usr/lib/xorg/modules/input/inputtest_drv.so", F_OK) == 0
+    /// What it lacks to have inputtest devices too: `unavailable`, or Xorg's inputtest
+    /// driver (xserver-xorg-core has it).
+    public static var inputTestUnavailable: String? {
+        Requirement.first(unavailable, Requirement.file("/usr/lib/xorg/modules/input/inputtest_drv.so", from: "xserver-xorg-core"))
     }
+
+    /// Whether this machine can run it (`unavailable` is nil).
+    public static var isAvailable: Bool { unavailable == nil }
+
+    /// Whether it can also have inputtest devices (`inputTestUnavailable` is nil).
+    public static var hasInputTest: Bool { inputTestUnavailable == nil }
 
     /// - Parameters:
     ///   - modeline: `NAME CLOCK HDISP HSYNCSTART HSYNCEND HTOTAL VDISP VSYNCSTART

@@ -53,7 +53,7 @@ public final class GTKDragSource {
     public init(server: TestXServer, x: Int, y: Int, uris: [String], timeout: Double = 30) throws {
         let stem = NSTemporaryDirectory() + "drag-\(getpid())-\(UUID().uuidString)"
         listPath = stem + ".uris"
-        FileManager.default.createFile(atPath: listPath, contents: Data(uris.joined(separator: "\n").utf8))
+        try Data(uris.joined(separator: "\n").utf8).write(to: URL(fileURLWithPath: listPath))
         var environment = server.environment
         environment["GDK_BACKEND"] = "x11"
         environment["NO_AT_BRIDGE"] = "1"       // no accessibility bus to look for
