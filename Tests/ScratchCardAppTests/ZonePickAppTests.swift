@@ -2,6 +2,7 @@ import Claims
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchImage
 import XvfbSupport
@@ -422,7 +423,7 @@ import XvfbSupport
     }
 
     @Test("a claim ticket on the promoter's artwork: once revealed its code shows over it, the QR read off the screen is the code the event and the store hold; the top row's symbols stay in sight",
-          .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/zbarimg"), "needs zbarimg (zbar-tools)"))
+          .requires(Requirement.zbarimg))
     func claimTicketShowsItsCode() throws {
         let ticket = Self.artwork
         let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }

@@ -1,6 +1,7 @@
 import Foundation
 @preconcurrency import Glibc
 import Testing
+import TestRequirementTrait
 import ScratchCore
 import ScratchImage
 import InputTest
@@ -206,7 +207,7 @@ import XvfbSupport
     }
 
     @Test("real fingers: pressed in the gaps they start nothing; two at once each scratch their own zone, and cannot start more than pick (3) between them",
-          .enabled(if: DummyXorg.hasInputTest, "needs root, Xorg, xserver-xorg-video-dummy and the inputtest driver"))
+          .requires(DummyXorg.inputTestUnavailable))
     func twoFingers() throws {
         let folder = try App.scratchFolder(); defer { try? FileManager.default.removeItem(at: folder) }
         let deck = try Self.deck(in: folder)

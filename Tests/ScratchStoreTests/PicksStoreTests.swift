@@ -4,6 +4,7 @@ import Foundation
 import PostgresSupport
 import ScratchCore
 import Testing
+import TestRequirementTrait
 @testable import ScratchStore
 
 /// A "pick 3 of 9" ticket of words and images, and its picks as the window records them.
@@ -178,7 +179,7 @@ enum Ticket {
 
 /// The picks in the shared pool (PostgreSQL): sent with the outcome, online and from the
 /// outbox after an outage, listed with the claims; the pool's schema 3 from schema 2.
-@Suite(.serialized, .enabled(if: PostgresServer.unavailable == nil, "\(PostgresServer.unavailable ?? "")"))
+@Suite(.serialized, .requires(PostgresServer.unavailable))
 struct PicksPoolTests {
     struct Pool {
         let server: PostgresServer
