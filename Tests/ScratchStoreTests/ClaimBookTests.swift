@@ -18,30 +18,9 @@ import Testing
 
     static func code(_ deal: DealID) -> String { "C" + deal.text.prefix(24).uppercased() }
 
-    struct Pool {
-        let server: PostgresServer
-        let address: PoolAddress
-        init() throws {
-            server = try PostgresServer()
-            // The password file named in the connection string: other suites running
-            // meanwhile set PGPASSFILE for servers of their own.
-            address = try PoolAddress(server.conninfo + " passfile=\(server.passFile)", environment: [:])
-            try PostgresPool(address: address, kioskID: "init").initialize(deck: Deck(cards: [ClaimBookTests.bike, ClaimBookTests.voucher]))
-        }
+    /// The pool of the two claim cards.
+    static func pool() throws -> TestPool { try TestPool(cards: [bike, voucher], issuer: issuer) }
 
-        /// The kiosk's ledger over `store`, short deadlines.
-        func ledger(_ store: KioskStore) -> PoolLedger {
-            let pool = PostgresPool(address: address, kioskID: "hall-1", connectTimeout: 2, timeout: 2)
-            pool.claimIssuer = ClaimBookTests.issuer
-            store.claimIssuer = ClaimBookTests.issuer
-            return PoolLedger(store: store, pool: pool, log: { _ in })
-        }
-
-        /// A counter at the pool (a connection of its own).
-        func redeem(_ code: String, _ counter: String) throws -> Redemption {
-            try PostgresPool(address: address, kioskID: counter).redeem(code: code, counter: counter)
-        }
-    }
 
     /// A counter at the store (a handle of its own, beside the kiosk's).
     static func redeemAtStore(_ path: String, _ code: String, _ counter: String) throws -> Redemption {
@@ -58,7 +37,7 @@ import Testing
 
     @Test("online: the store answers 'the pool's' before and after the pool pays; the pool pays once; in either order")
     func online() throws {
-        let pool = try Pool()
+        let pool = try Self.pool()
         defer { pool.server.stop() }
         let folder = try StoreFolder()
         let store = try KioskStore(path: folder.store, access: .kiosk)
@@ -87,7 +66,7 @@ import Testing
 
     @Test("offline then online: the store refuses (the pool's), the pool does not know it (unknown) until the outbox is sent; then exactly one success in any number of tries")
     func offlineThenOnline() throws {
-        let pool = try Pool()
+        let pool = try Self.pool()
         defer { pool.server.stop() }
         let folder = try StoreFolder()
         let store = try KioskStore(path: folder.store, access: .kiosk)
@@ -128,7 +107,7 @@ import Testing
 
     @Test("8 counters at once on one code, 4 at the store and 4 at the pool, each its own handle: exactly one redeems, for a claim dealt online, one dealt offline and sent, and a store's own claim")
     func eightCountersBothBooks() throws {
-        let pool = try Pool()
+        let pool = try Self.pool()
         defer { pool.server.stop() }
         let folder = try StoreFolder()
         let store = try KioskStore(path: folder.store, access: .kiosk)
@@ -227,5 +206,12 @@ import Testing
         #expect(try store.connection.integer("SELECT length(pdf) FROM tickets WHERE deal = '\(a.text)'") == 0, "the taken PDF dropped")
         // Kept across a restart (another handle).
         #expect(try KioskStore(path: folder.store, access: .read).untakenTickets().map(\.pdf) == [[0x25, 0x50]])
+    }
+}
+
+extension TestPool {
+    /// A counter at the pool (a connection of its own).
+    func redeem(_ code: String, _ counter: String) throws -> Redemption {
+        try PostgresPool(address: address, kioskID: counter).redeem(code: code, counter: counter)
     }
 }

@@ -181,28 +181,9 @@ enum Ticket {
 /// outbox after an outage, listed with the claims; the pool's schema 3 from schema 2.
 @Suite(.serialized, .requires(PostgresServer.unavailable))
 struct PicksPoolTests {
-    struct Pool {
-        let server: PostgresServer
-        let address: PoolAddress
-        init(initialized: Bool = true) throws {
-            server = try PostgresServer()
-            // The password file named in the connection string: other suites running
-            // meanwhile set PGPASSFILE for servers of their own.
-            address = try PoolAddress(server.conninfo + " passfile=\(server.passFile)", environment: [:])
-            if initialized { try PostgresPool(address: address, kioskID: "init").initialize(deck: Deck(cards: [Ticket.card, Ticket.plain])) }
-        }
-
-        func ledger(_ store: KioskStore) -> PoolLedger {
-            let pool = PostgresPool(address: address, kioskID: "hall-1", connectTimeout: 2, timeout: 2)
-            pool.claimIssuer = Ticket.issuer
-            store.claimIssuer = Ticket.issuer
-            return PoolLedger(store: store, pool: pool, log: { _ in })
-        }
-
-        /// The pool's picks per deal, as another connection reads them.
-        func picks() throws -> [DealID: String?] {
-            Dictionary(uniqueKeysWithValues: try PostgresPool(address: address, kioskID: "check").allDeals().map { ($0.deal, $0.picks) })
-        }
+    /// The pool of the ticket and a plain card (`initialized` false: left empty).
+    static func pool(initialized: Bool = true) throws -> TestPool {
+        try TestPool(cards: initialized ? [Ticket.card, Ticket.plain] : nil, issuer: Ticket.issuer)
     }
 
     static func deal(_ ledger: PoolLedger, offline: Bool, ending: (deal: DealID, outcome: OutcomeRecord)? = nil) throws -> DealID {
@@ -217,7 +198,7 @@ struct PicksPoolTests {
 
     @Test("online: the pool's outcome holds the ticket's picks as the store's does, and the pool's claims list them")
     func online() throws {
-        let pool = try Pool()
+        let pool = try Self.pool()
         defer { pool.server.stop() }
         let folder = try StoreFolder()
         let store = try KioskStore(path: folder.store, access: .kiosk)
@@ -244,7 +225,7 @@ struct PicksPoolTests {
 
     @Test("the pool down: tickets dealt offline and one dealt before, ended while it is down: their picks wait in the store's outbox (on the disk, read by another handle) and reach the pool when the kiosk starts again with it back")
     func outboxCarriesPicks() throws {
-        let pool = try Pool()
+        let pool = try Self.pool()
         defer { pool.server.stop() }
         let folder = try StoreFolder()
         var dealt: [(DealID, [ZonePick])] = []
@@ -289,7 +270,7 @@ struct PicksPoolTests {
 
     @Test("the pool's schema 2 to 3 by pool init, with a deal and its outcome in it: kept, their picks NULL; a kiosk refuses the old schema until then")
     func migration() throws {
-        let pool = try Pool(initialized: false)
+        let pool = try Self.pool(initialized: false)
         defer { pool.server.stop() }
         let migrations = PostgresPool.migrations.prefix(2).joined(separator: "\n")
         try pool.server.sql("""
@@ -315,5 +296,12 @@ struct PicksPoolTests {
         #expect(try kiosk.deal(id, card: Ticket.plain, shownAt: 1_800_000_100))
         #expect(try kiosk.sendOutcome(id, Ticket.outcome(Ticket.played)))
         #expect(try pool.picks()[id] == .some(Ticket.playedJSON))
+    }
+}
+
+extension TestPool {
+    /// The pool's picks per deal, as another connection reads them.
+    func picks() throws -> [DealID: String?] {
+        Dictionary(uniqueKeysWithValues: try PostgresPool(address: address, kioskID: "check").allDeals().map { ($0.deal, $0.picks) })
     }
 }
